@@ -1,0 +1,211 @@
+package tokenize
+
+import (
+	"bytes"
+	"fmt"
+	"sort"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/blevesearch/segment"
+	"github.com/kljensen/snowball/english"
+	"github.com/kljensen/snowball/french"
+	"github.com/kljensen/snowball/hungarian"
+	"github.com/kljensen/snowball/norwegian"
+	"github.com/kljensen/snowball/russian"
+	"github.com/kljensen/snowball/spanish"
+	"github.com/kljensen/snowball/swedish"
+)
+
+// MaxTokenBytes is the longest token (in bytes, after lowercasing) that is
+// indexed; longer ones are dropped but still advance the position counter.
+const MaxTokenBytes = 64
+
+// DefaultLanguage is the analyzer used when none is named.
+const DefaultLanguage = "english"
+
+// maxCacheEntries bounds the stem cache; past it the cache starts afresh, so a
+// corpus with an unbounded vocabulary cannot grow a worker's memory without end.
+const maxCacheEntries = 1 << 20
+
+type language struct {
+	isStop func(string) bool
+	stem   func(string, bool) string
+}
+
+var languages = map[string]language{
+	"english":   {english.IsStopWord, english.Stem},
+	"french":    {french.IsStopWord, french.Stem},
+	"hungarian": {hungarian.IsStopWord, hungarian.Stem},
+	"norwegian": {norwegian.IsStopWord, norwegian.Stem},
+	"russian":   {russian.IsStopWord, russian.Stem},
+	"spanish":   {spanish.IsStopWord, spanish.Stem},
+	"swedish":   {swedish.IsStopWord, swedish.Stem},
+}
+
+// Languages lists the analyzer names New accepts, sorted.
+func Languages() []string {
+	names := make([]string, 0, len(languages))
+	for n := range languages {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Token is one indexed word of a text.
+type Token struct {
+	Term  string // the analyzed term (lowercased, stemmed)
+	Pos   int    // word position: every kept segment counts, stop words too
+	Start int    // byte offset of the surface word in the text
+	End   int    // byte offset just past it
+}
+
+// Analyzer turns text into tokens. It keeps a stem cache and reusable buffers,
+// so it is not safe for concurrent use; create one per goroutine.
+type Analyzer struct {
+	name  string
+	lang  language
+	cache map[string]string // lowercased surface form → term, "" when dropped
+	clean []byte
+	lower []byte
+	segs  [][]byte
+	types []int
+}
+
+// New returns an analyzer for the named snowball language.
+func New(name string) (*Analyzer, error) {
+	if name == "" {
+		name = DefaultLanguage
+	}
+	lang, ok := languages[name]
+	if !ok {
+		return nil, fmt.Errorf("unknown analyzer language %q (known: %s)", name, strings.Join(Languages(), ", "))
+	}
+	return &Analyzer{name: name, lang: lang, cache: make(map[string]string)}, nil
+}
+
+// MustNew is New for names known to be valid; it panics otherwise.
+func MustNew(name string) *Analyzer {
+	a, err := New(name)
+	if err != nil {
+		panic(err)
+	}
+	return a
+}
+
+// Name is the analyzer's language name, as stored in an index.
+func (a *Analyzer) Name() string { return a.name }
+
+// Analyze appends the tokens of text to dst and returns it. Token offsets index
+// text itself (invalid UTF-8 is replaced byte for byte, so lengths agree).
+func (a *Analyzer) Analyze(dst []Token, text []byte) []Token {
+	pos := 0
+	a.each(text, func(term string, start, end int) {
+		if term != "" {
+			dst = append(dst, Token{Term: term, Pos: pos, Start: start, End: end})
+		}
+		pos++
+	})
+	return dst
+}
+
+// Terms appends the analyzed terms of text to dst, in text order, repeats
+// included, and returns it.
+func (a *Analyzer) Terms(dst []string, text []byte) []string {
+	a.each(text, func(term string, _, _ int) {
+		if term != "" {
+			dst = append(dst, term)
+		}
+	})
+	return dst
+}
+
+// Term analyzes a single query word. It returns "" when the word is a stop
+// word, too long, or not a word at all; ok reports whether the text held
+// exactly one word segment (so "foo-bar" is not a single word).
+func (a *Analyzer) Term(word string) (term string, ok bool) {
+	n := 0
+	a.each([]byte(word), func(t string, _, _ int) {
+		term = t
+		n++
+	})
+	return term, n == 1
+}
+
+// each calls fn for every kept segment of text with its term ("" for a dropped
+// token) and byte range.
+func (a *Analyzer) each(text []byte, fn func(term string, start, end int)) {
+	data := a.validUTF8(text)
+	off := 0
+	for off < len(data) {
+		rest := data[off:]
+		segs, types, n, _ := segment.SegmentWordsDirect(rest, a.segs[:0], a.types[:0])
+		a.segs, a.types = segs, types
+		for i, seg := range segs {
+			if types[i] == segment.None {
+				continue
+			}
+			start := off + cap(rest) - cap(seg)
+			fn(a.term(seg), start, start+len(seg))
+		}
+		if n <= 0 {
+			// The segmenter gave up before the end: skip one rune and go on,
+			// so no text is ever silently lost.
+			_, size := utf8.DecodeRune(rest)
+			n = size
+		}
+		off += n
+	}
+}
+
+// validUTF8 returns text, or a copy with every invalid byte replaced by a space.
+func (a *Analyzer) validUTF8(text []byte) []byte {
+	if utf8.Valid(text) {
+		return text
+	}
+	buf := append(a.clean[:0], text...)
+	for i := 0; i < len(buf); {
+		r, size := utf8.DecodeRune(buf[i:])
+		if r == utf8.RuneError && size == 1 {
+			buf[i] = ' '
+		}
+		i += size
+	}
+	a.clean = buf
+	return buf
+}
+
+// term maps one surface segment to its term through the cache.
+func (a *Analyzer) term(seg []byte) string {
+	a.lower = appendLower(a.lower[:0], seg)
+	if t, ok := a.cache[string(a.lower)]; ok {
+		return t
+	}
+	surface := string(a.lower)
+	t := ""
+	if len(surface) <= MaxTokenBytes && !a.lang.isStop(surface) {
+		t = a.lang.stem(surface, false)
+	}
+	if len(a.cache) >= maxCacheEntries {
+		clear(a.cache)
+	}
+	a.cache[surface] = t
+	return t
+}
+
+// appendLower appends bytes.ToLower(b) to dst, without allocating for ASCII.
+func appendLower(dst, b []byte) []byte {
+	for _, c := range b {
+		if c >= utf8.RuneSelf {
+			return append(dst, bytes.ToLower(b)...)
+		}
+	}
+	for _, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		dst = append(dst, c)
+	}
+	return dst
+}
