@@ -1,0 +1,52 @@
+package query
+
+import "time"
+
+// Request is one search.
+type Request struct {
+	Query     string
+	Limit     int  // hits to return (0: DefaultLimit)
+	Offset    int  // hits to skip, for pagination
+	CountOnly bool // only count the exact matches: no ranking, no hits
+	Snippets  bool // fill Hit.Snippet and Hit.Highlights
+}
+
+// DefaultLimit is the page size when a Request leaves Limit at zero.
+const DefaultLimit = 10
+
+// Result is the answer to a Request. Total is exact: it equals a brute-force
+// evaluation of the query with the index's analyzer.
+type Result struct {
+	Query          string        `json:"query"`
+	Total          int           `json:"total"`           // exact number of matching documents
+	Candidates     int           `json:"candidates"`      // documents the signature stage proposed
+	FalsePositives int           `json:"false_positives"` // candidates that verification rejected
+	Took           time.Duration `json:"-"`
+	TookMicros     int64         `json:"took_us"`
+	Hits           []Hit         `json:"hits"`
+	Stages         Stages        `json:"stages"`
+}
+
+// Stages times the query pipeline, so its cost is always visible.
+type Stages struct {
+	Parse  time.Duration `json:"parse_ns"`
+	Match  time.Duration `json:"match_ns"`
+	Verify time.Duration `json:"verify_ns"`
+	Rank   time.Duration `json:"rank_ns"`
+	Snip   time.Duration `json:"snippet_ns"`
+}
+
+// Hit is one ranked document.
+type Hit struct {
+	Key        string  `json:"key"`
+	Title      string  `json:"title"`
+	Score      float64 `json:"score"`
+	Snippet    string  `json:"snippet"`              // plain text excerpt
+	Highlights []Range `json:"highlights,omitempty"` // byte ranges of Snippet to highlight
+}
+
+// Range is a half-open byte range [Start, End).
+type Range struct {
+	Start int `json:"start"`
+	End   int `json:"end"`
+}
