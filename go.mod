@@ -15,6 +15,8 @@ require (
 	github.com/kljensen/snowball v0.10.0 // indirect
 	github.com/labstack/echo/v5 v5.3.1 // indirect
 	github.com/mschoch/smat v0.2.0 // indirect
+	github.com/pierrec/lz4/v4 v4.1.33 // indirect
+	golang.org/x/net v0.62.0 // indirect
 	golang.org/x/sys v0.49.0 // indirect
 	golang.org/x/term v0.47.0 // indirect
 )
