@@ -1,0 +1,323 @@
+package index
+
+import (
+	"bufio"
+	"encoding/binary"
+	"io"
+	"math"
+	"math/bits"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Document is one document handed to a Writer. Text is what is analyzed and
+// stored; Key must be unique within an index.
+type Document struct {
+	Key     string
+	Title   string
+	Text    []byte
+	Size    int64
+	ModTime time.Time
+}
+
+// termFreq is one distinct term of a document with its frequency.
+type termFreq struct {
+	term string
+	tf   uint32
+}
+
+// analyzedDoc is a document after analysis, waiting in a length-class buffer.
+type analyzedDoc struct {
+	doc    Document
+	terms  []termFreq // distinct terms, sorted by term
+	tokens int        // number of indexed tokens (the BM25 document length)
+	hash   uint64     // xxhash64 of the text
+}
+
+// lengthClass routes a document by its distinct-term count: class c holds
+// documents with 2^(c-1) ≤ distinct < 2^c (class 0: no terms at all).
+func lengthClass(distinct int) int { return bits.Len(uint(distinct)) }
+
+// paramsSize is the fixed size of the params section.
+const paramsSize = 64
+
+// segmentHeader is the decoded params section.
+type segmentHeader struct {
+	Docs        int
+	Terms       int
+	PrivateRows int
+	SharedRows  int
+	RowWords    int
+	Class       int
+	KMin, KMax  int
+	Density     float64
+	SNR         float64
+	Tokens      int64 // total indexed tokens of all documents
+	Blocks      int   // doc store blocks
+	Ranks       int   // row ranks present (1: rank 0 only)
+}
+
+func (h *segmentHeader) encode() []byte {
+	b := make([]byte, 0, paramsSize)
+	for _, v := range []int{h.Docs, h.Terms, h.PrivateRows, h.SharedRows, h.RowWords, h.Class, h.KMin, h.KMax} {
+		b = binary.LittleEndian.AppendUint32(b, uint32(v))
+	}
+	b = binary.LittleEndian.AppendUint64(b, math.Float64bits(h.Density))
+	b = binary.LittleEndian.AppendUint64(b, math.Float64bits(h.SNR))
+	b = binary.LittleEndian.AppendUint64(b, uint64(h.Tokens))
+	b = binary.LittleEndian.AppendUint32(b, uint32(h.Blocks))
+	b = binary.LittleEndian.AppendUint32(b, uint32(h.Ranks))
+	return b
+}
+
+func decodeHeader(b []byte) segmentHeader {
+	u := func(i int) int { return int(binary.LittleEndian.Uint32(b[4*i:])) }
+	return segmentHeader{
+		Docs: u(0), Terms: u(1), PrivateRows: u(2), SharedRows: u(3), RowWords: u(4),
+		Class: u(5), KMin: u(6), KMax: u(7),
+		Density: math.Float64frombits(binary.LittleEndian.Uint64(b[32:])),
+		SNR:     math.Float64frombits(binary.LittleEndian.Uint64(b[40:])),
+		Tokens:  int64(binary.LittleEndian.Uint64(b[48:])),
+		Blocks:  int(binary.LittleEndian.Uint32(b[56:])),
+		Ranks:   int(binary.LittleEndian.Uint32(b[60:])),
+	}
+}
+
+// docRecordSize is the size of one fixed document-table record:
+//
+//	0  size      uint64  source size in bytes
+//	8  mtime     int64   modification time, Unix nanoseconds (0: unknown)
+//	16 hash      uint64  xxhash64 of the text
+//	24 strOff    uint64  offset of key then title in the string blob
+//	32 keyLen    uint32
+//	36 titleLen  uint32
+//	40 tokens    uint32  indexed tokens (BM25 length)
+//	44 distinct  uint32  distinct terms
+//	48 block     uint32  doc store block holding the text
+//	52 blockOff  uint32  offset of the text in the block's raw bytes
+//	56 textLen   uint32  text length in bytes
+//	60 zero      uint32
+const docRecordSize = 64
+
+// blockEntrySize is the size of one store block-table entry: offset uint64 in
+// the store section, compressed length uint32, raw length uint32.
+const blockEntrySize = 16
+
+// buildSegment seals docs into a segment file written to w.
+func buildSegment(w io.Writer, docs []*analyzedDoc, p Params, class int) (segmentHeader, error) {
+	n := len(docs)
+
+	// Dictionary: local term index → df, then termIDs by descending df.
+	local := make(map[string]int32)
+	var terms []string
+	var dfs []int
+	for _, d := range docs {
+		for _, t := range d.terms {
+			i, ok := local[t.term]
+			if !ok {
+				i = int32(len(terms))
+				local[t.term] = i
+				terms = append(terms, t.term)
+				dfs = append(dfs, 0)
+			}
+			dfs[i]++
+		}
+	}
+	order := make([]int32, len(terms)) // termID → local index
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortFunc(order, func(a, b int32) int {
+		if dfs[a] != dfs[b] {
+			return dfs[b] - dfs[a]
+		}
+		return strings.Compare(terms[a], terms[b])
+	})
+	idOf := make([]uint32, len(terms)) // local index → termID
+	for id, li := range order {
+		idOf[li] = uint32(id)
+	}
+
+	// Row treatments. Row 0 is the live row, private rows follow in termID
+	// order, then the shared rows.
+	treat := make([]uint32, len(terms)) // by termID: private row | privateFlag, or k
+	private, bitsSet := 0, 0
+	for id, li := range order {
+		t := p.treat(dfs[li], n)
+		if t.Private {
+			private++
+			treat[id] = privateFlag | uint32(private)
+		} else {
+			treat[id] = uint32(t.K)
+			bitsSet += t.K * dfs[li]
+		}
+	}
+	m := p.sharedRowCount(bitsSet, n)
+	words := rowWords(n)
+	nrows := 1 + private + m
+	rows := make([]uint64, nrows*words)
+
+	// Row indexes of every term, flattened: rowsOf[rowStart[id]:rowStart[id+1]].
+	rowStart := make([]int32, len(terms)+1)
+	var rowsOf []int32
+	var tmp []int
+	for id, li := range order {
+		rowStart[id] = int32(len(rowsOf))
+		if treat[id]&privateFlag != 0 {
+			rowsOf = append(rowsOf, int32(treat[id]&^privateFlag))
+			continue
+		}
+		tmp = sharedRows(tmp[:0], termHash(terms[li]), int(treat[id]), m)
+		for _, r := range tmp {
+			rowsOf = append(rowsOf, int32(1+private+r))
+		}
+	}
+	rowStart[len(terms)] = int32(len(rowsOf))
+
+	// Set bits, build the forward index.
+	var tokens int64
+	fwdOff := make([]uint64, n+1)
+	var fwd []byte
+	type idtf struct{ id, tf uint32 }
+	var ids []idtf
+	for doc, d := range docs {
+		word, bit := doc/64, uint64(1)<<(doc%64)
+		rows[word] |= bit
+		ids = ids[:0]
+		for _, t := range d.terms {
+			id := idOf[local[t.term]]
+			ids = append(ids, idtf{id, t.tf})
+			for _, r := range rowsOf[rowStart[id]:rowStart[id+1]] {
+				rows[int(r)*words+word] |= bit
+			}
+		}
+		slices.SortFunc(ids, func(a, b idtf) int { return int(a.id) - int(b.id) })
+		fwd = binary.AppendUvarint(fwd, uint64(len(ids)))
+		prev := uint32(0)
+		for _, x := range ids {
+			fwd = binary.AppendUvarint(fwd, uint64(x.id-prev))
+			fwd = binary.AppendUvarint(fwd, uint64(x.tf))
+			prev = x.id
+		}
+		fwdOff[doc+1] = uint64(len(fwd))
+		tokens += int64(d.tokens)
+	}
+	pop := make([]uint32, nrows)
+	for r := range pop {
+		c := 0
+		for _, x := range rows[r*words : (r+1)*words] {
+			c += bits.OnesCount64(x)
+		}
+		pop[r] = uint32(c)
+	}
+
+	// Document table and store.
+	recs := make([]byte, 0, n*docRecordSize)
+	var strs []byte
+	var blocks []byte
+	var store []byte
+	var raw []byte
+	nblocks := 0
+	flush := func() {
+		if len(raw) == 0 {
+			return
+		}
+		start := len(store)
+		store = storeEncoder().EncodeAll(raw, store)
+		blocks = binary.LittleEndian.AppendUint64(blocks, uint64(start))
+		blocks = binary.LittleEndian.AppendUint32(blocks, uint32(len(store)-start))
+		blocks = binary.LittleEndian.AppendUint32(blocks, uint32(len(raw)))
+		nblocks++
+		raw = raw[:0]
+	}
+	for _, d := range docs {
+		if len(raw) > 0 && len(raw)+len(d.doc.Text) > storeBlockSize {
+			flush()
+		}
+		var mtime int64
+		if !d.doc.ModTime.IsZero() {
+			mtime = d.doc.ModTime.UnixNano()
+		}
+		recs = binary.LittleEndian.AppendUint64(recs, uint64(d.doc.Size))
+		recs = binary.LittleEndian.AppendUint64(recs, uint64(mtime))
+		recs = binary.LittleEndian.AppendUint64(recs, d.hash)
+		recs = binary.LittleEndian.AppendUint64(recs, uint64(len(strs)))
+		recs = binary.LittleEndian.AppendUint32(recs, uint32(len(d.doc.Key)))
+		recs = binary.LittleEndian.AppendUint32(recs, uint32(len(d.doc.Title)))
+		recs = binary.LittleEndian.AppendUint32(recs, uint32(d.tokens))
+		recs = binary.LittleEndian.AppendUint32(recs, uint32(len(d.terms)))
+		recs = binary.LittleEndian.AppendUint32(recs, uint32(nblocks))
+		recs = binary.LittleEndian.AppendUint32(recs, uint32(len(raw)))
+		recs = binary.LittleEndian.AppendUint32(recs, uint32(len(d.doc.Text)))
+		recs = binary.LittleEndian.AppendUint32(recs, 0)
+		strs = append(strs, d.doc.Key...)
+		strs = append(strs, d.doc.Title...)
+		raw = append(raw, d.doc.Text...)
+	}
+	flush()
+
+	hdr := segmentHeader{
+		Docs: n, Terms: len(terms), PrivateRows: private, SharedRows: m, RowWords: words,
+		Class: class, KMin: p.KMin, KMax: p.KMax, Density: p.Density, SNR: p.SNR,
+		Tokens: tokens, Blocks: nblocks, Ranks: 1,
+	}
+
+	// Terms section: sorted dictionary offsets, sorted position → termID,
+	// per-termID (df, treatment), then the term bytes in sorted order.
+	sorted := make([]int32, len(terms)) // sorted position → local index
+	for i := range sorted {
+		sorted[i] = int32(i)
+	}
+	slices.SortFunc(sorted, func(a, b int32) int { return strings.Compare(terms[a], terms[b]) })
+	strOff := make([]uint32, 0, len(terms)+1)
+	sortedID := make([]uint32, 0, len(terms))
+	var blob []byte
+	for _, li := range sorted {
+		strOff = append(strOff, uint32(len(blob)))
+		sortedID = append(sortedID, idOf[li])
+		blob = append(blob, terms[li]...)
+	}
+	strOff = append(strOff, uint32(len(blob)))
+	info := make([]uint32, 0, 2*len(terms))
+	for id, li := range order {
+		info = append(info, uint32(dfs[li]), treat[id])
+	}
+
+	bw := bufio.NewWriterSize(w, 1<<20)
+	fw, err := newFileWriter(bw, segmentKind)
+	if err != nil {
+		return hdr, err
+	}
+	sections := []struct {
+		id    uint32
+		parts [][]byte
+	}{
+		{secParams, [][]byte{hdr.encode()}},
+		{secTerms, [][]byte{u32AsBytes(strOff), u32AsBytes(sortedID), u32AsBytes(info), blob}},
+		{secRows, [][]byte{wordsAsBytes(rows)}},
+		{secRowStats, [][]byte{u32AsBytes(pop)}},
+		{secForward, [][]byte{wordsAsBytes(fwdOff), fwd}},
+		{secDocs, [][]byte{recs, strs}},
+		{secBlocks, [][]byte{blocks}},
+		{secStore, [][]byte{store}},
+	}
+	for _, s := range sections {
+		if err := fw.begin(s.id); err != nil {
+			return hdr, err
+		}
+		for _, part := range s.parts {
+			if _, err := fw.Write(part); err != nil {
+				return hdr, err
+			}
+		}
+		fw.end()
+	}
+	if err := fw.finish(); err != nil {
+		return hdr, err
+	}
+	return hdr, bw.Flush()
+}
+
+// privateFlag marks a treatment word as a private row index.
+const privateFlag = 1 << 31

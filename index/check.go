@@ -1,0 +1,162 @@
+package index
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"path/filepath"
+
+	"github.com/cespare/xxhash/v2"
+)
+
+// CheckReport is the outcome of Check.
+type CheckReport struct {
+	Segments int
+	Docs     int
+	Bytes    int64
+	Problems []error // empty when the index is sound
+}
+
+// Check validates everything an index directory holds: the manifest, every
+// section checksum (the store included), and the invariants a search relies
+// on — above all that every term of every document has all of its rows set
+// for that document, so the signature can never drop a true hit. It also
+// decompresses every stored text and compares it with its hash.
+func Check(dir string) (*CheckReport, error) {
+	m, err := readManifest(dir)
+	if err != nil {
+		if errors.Is(err, ErrCorrupt) {
+			return &CheckReport{Problems: []error{err}}, nil
+		}
+		return nil, err
+	}
+	rep := &CheckReport{}
+	keys := map[string]string{}
+	for _, ms := range m.Segments {
+		rep.Segments++
+		rep.Bytes += ms.Bytes
+		path := filepath.Join(dir, ms.File)
+		data, err := mapFile(path)
+		if err != nil {
+			rep.Problems = append(rep.Problems, fmt.Errorf("segment %s: %w", ms.File, err))
+			continue
+		}
+		s, err := newSegment(path, data, true)
+		if err != nil {
+			rep.Problems = append(rep.Problems, err)
+			unmapFile(data)
+			continue
+		}
+		if err := verifySection(s.name, data, s.secs[secStore]); err != nil {
+			rep.Problems = append(rep.Problems, err)
+		}
+		if s.NumDocs() != ms.Docs {
+			rep.Problems = append(rep.Problems, &CorruptError{File: s.name, Detail: fmt.Sprintf("holds %d documents, the manifest says %d", s.NumDocs(), ms.Docs)})
+		}
+		rep.Problems = append(rep.Problems, s.checkInvariants()...)
+		for d := 0; d < s.NumDocs(); d++ {
+			k := s.DocKey(d)
+			if prev, dup := keys[k]; dup && s.IsLive(d) {
+				rep.Problems = append(rep.Problems, fmt.Errorf("key %q is live in both %s and %s", k, prev, s.name))
+			}
+			keys[k] = s.name
+		}
+		rep.Docs += s.NumLive()
+		s.close()
+	}
+	return rep, nil
+}
+
+// checkInvariants verifies a segment's internal consistency.
+func (s *Segment) checkInvariants() []error {
+	var probs []error
+	bad := func(sec, format string, a ...any) {
+		if len(probs) < 20 {
+			probs = append(probs, &CorruptError{File: s.name, Section: sec, Detail: fmt.Sprintf(format, a...)})
+		}
+	}
+	n, nt := s.NumDocs(), s.NumTerms()
+
+	// Dictionary: strictly sorted, sortedID a permutation, df descending.
+	seen := make([]bool, nt)
+	for i := 0; i < nt; i++ {
+		if i > 0 && bytes.Compare(s.termAt(i-1), s.termAt(i)) >= 0 {
+			bad("terms", "dictionary is not sorted at entry %d", i)
+		}
+		id := s.sortedID[i]
+		if seen[id] {
+			bad("terms", "termID %d appears twice", id)
+		}
+		seen[id] = true
+	}
+	for id := 1; id < nt; id++ {
+		if s.DF(TermID(id)) > s.DF(TermID(id-1)) {
+			bad("terms", "termIDs are not in descending df order at %d", id)
+		}
+	}
+	terms := make([]string, nt)
+	s.Terms(func(t string, id TermID) bool { terms[id] = t; return true })
+
+	// Rows: popcounts, no bits past the last document, live row as built.
+	tailStart := n
+	for r := 0; r < s.NumRows(); r++ {
+		row := s.Row(r)
+		if popcount(row) != s.RowCount(r) {
+			bad("rowstats", "row %d has %d bits, its count says %d", r, popcount(row), s.RowCount(r))
+		}
+		for d := tailStart; d < len(row)*64; d++ {
+			if row[d/64]&(1<<(d%64)) != 0 {
+				bad("rows", "row %d has a bit past the last document", r)
+				break
+			}
+		}
+	}
+	if s.RowCount(0) != n {
+		bad("rows", "live row has %d of %d documents", s.RowCount(0), n)
+	}
+
+	// Forward index against the rows and df: no false negative is possible.
+	df := make([]int, nt)
+	var post []Posting
+	var rows []int
+	for d := 0; d < n; d++ {
+		var err error
+		post, err = s.Forward(post[:0], d)
+		if err != nil {
+			probs = append(probs, err)
+			continue
+		}
+		if len(post) != s.Doc(d).Distinct {
+			bad("forward", "document %d has %d terms, its table entry says %d", d, len(post), s.Doc(d).Distinct)
+		}
+		for _, p := range post {
+			df[p.Term]++
+			rows = s.TermRows(rows[:0], terms[p.Term], p.Term)
+			for _, r := range rows {
+				if s.Row(r)[d/64]&(1<<(d%64)) == 0 {
+					bad("rows", "document %d contains %q but row %d lacks its bit", d, terms[p.Term], r)
+				}
+			}
+		}
+	}
+	for id := 0; id < nt; id++ {
+		if df[id] != s.DF(TermID(id)) {
+			bad("terms", "term %q has df %d, the forward index gives %d", terms[id], s.DF(TermID(id)), df[id])
+		}
+	}
+
+	// Stored texts decompress and match their hashes.
+	var text []byte
+	for d := 0; d < n; d++ {
+		var err error
+		text, err = s.Text(text[:0], d)
+		if err != nil {
+			probs = append(probs, err)
+			break
+		}
+		if info := s.Doc(d); xxhash.Sum64(text) != info.Hash || len(text) != info.TextLen {
+			bad("store", "text of document %d (%s) does not match its hash", d, info.Key)
+		}
+	}
+	return probs
+}

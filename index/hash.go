@@ -1,0 +1,5 @@
+package index
+
+import "github.com/bitsieve/bitsieve/tokenize"
+
+func termHash(term string) uint64 { return tokenize.Hash(term) }

@@ -1,0 +1,437 @@
+package index
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"math/bits"
+	"path/filepath"
+	"sort"
+	"time"
+)
+
+// Segment is an immutable, memory-mapped group of documents with its own
+// dictionary, signature rows, forward index, document table and store. Local
+// document ids run from 0 to NumDocs()-1. A Segment is safe for concurrent use.
+type Segment struct {
+	name string // file name, for messages
+	path string
+	data []byte // the mapped file
+	hdr  segmentHeader
+
+	strOff   []uint32 // terms: sorted position → offset into termStrs (len Terms+1)
+	sortedID []uint32 // sorted position → termID
+	info     []uint32 // termID → (df, treatment) pairs
+	termStrs []byte
+
+	rows   []uint64 // all rows, row-major
+	rowPop []uint32 // popcount of every row
+	live   []uint64 // the live row: row 0, or a copy with deleted documents cleared
+	nlive  int
+
+	fwdOff []uint64
+	fwd    []byte
+
+	docRecs []byte
+	docStrs []byte
+	blocks  []byte
+	store   []byte
+	secs    map[uint32]section
+}
+
+// TermID identifies a term within one segment. TermIDs are assigned in
+// descending document-frequency order.
+type TermID uint32
+
+// openSegment maps and validates a segment file. Every section except the
+// document store is checksummed here; store blocks carry zstd checksums that
+// are checked as they are read (and the whole store by Check).
+func openSegment(path string) (*Segment, error) {
+	data, err := mapFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("open segment: %w", err)
+	}
+	s, err := newSegment(path, data, true)
+	if err != nil {
+		unmapFile(data)
+		return nil, err
+	}
+	return s, nil
+}
+
+func newSegment(path string, data []byte, verify bool) (*Segment, error) {
+	name := filepath.Base(path)
+	if !littleEndian {
+		return nil, fmt.Errorf("%s: bitsieve indexes are read in place and need a little-endian machine", name)
+	}
+	secs, err := readSections(name, data, segmentKind)
+	if err != nil {
+		return nil, err
+	}
+	s := &Segment{name: name, path: path, data: data, secs: secs}
+	get := func(id uint32) ([]byte, error) {
+		sec, ok := secs[id]
+		if !ok {
+			return nil, &CorruptError{File: name, Section: SectionName(id), Detail: "section is missing"}
+		}
+		if verify && id != secStore {
+			if err := verifySection(name, data, sec); err != nil {
+				return nil, err
+			}
+		}
+		return data[sec.Offset : sec.Offset+sec.Length], nil
+	}
+	bad := func(id uint32, format string, a ...any) error {
+		return &CorruptError{File: name, Section: SectionName(id), Detail: fmt.Sprintf(format, a...)}
+	}
+
+	params, err := get(secParams)
+	if err != nil {
+		return nil, err
+	}
+	if len(params) != paramsSize {
+		return nil, bad(secParams, "%d bytes, want %d", len(params), paramsSize)
+	}
+	h := decodeHeader(params)
+	s.hdr = h
+	if h.Docs < 0 || h.RowWords != rowWords(h.Docs) || h.Ranks != 1 || h.Terms < 0 {
+		return nil, bad(secParams, "inconsistent parameters (docs %d, row words %d, ranks %d)", h.Docs, h.RowWords, h.Ranks)
+	}
+
+	terms, err := get(secTerms)
+	if err != nil {
+		return nil, err
+	}
+	nt := uint64(h.Terms)
+	fixed := 4*(nt+1) + 4*nt + 8*nt
+	if uint64(len(terms)) < fixed {
+		return nil, bad(secTerms, "too short for %d terms", nt)
+	}
+	s.strOff = bytesAsU32(terms[:4*(nt+1)])
+	s.sortedID = bytesAsU32(terms[4*(nt+1) : 4*(2*nt+1)])
+	s.info = bytesAsU32(terms[4*(2*nt+1) : fixed])
+	s.termStrs = terms[fixed:]
+	if uint64(s.strOff[nt]) != uint64(len(s.termStrs)) {
+		return nil, bad(secTerms, "term bytes do not match the offsets")
+	}
+	for i := uint64(0); i < nt; i++ {
+		if s.strOff[i] > s.strOff[i+1] || uint64(s.sortedID[i]) >= nt {
+			return nil, bad(secTerms, "entry %d is out of range", i)
+		}
+	}
+	nrows := 1 + h.PrivateRows + h.SharedRows
+	for id := uint64(0); id < nt; id++ {
+		t := s.info[2*id+1]
+		if t&privateFlag != 0 {
+			if r := int(t &^ privateFlag); r < 1 || r > h.PrivateRows {
+				return nil, bad(secTerms, "term %d names private row %d of %d", id, r, h.PrivateRows)
+			}
+		} else if t < 1 || t > 64 || h.SharedRows == 0 {
+			return nil, bad(secTerms, "term %d has %d shared rows of %d", id, t, h.SharedRows)
+		}
+	}
+
+	rows, err := get(secRows)
+	if err != nil {
+		return nil, err
+	}
+	if uint64(len(rows)) != uint64(nrows)*uint64(h.RowWords)*8 {
+		return nil, bad(secRows, "%d bytes, want %d rows of %d words", len(rows), nrows, h.RowWords)
+	}
+	s.rows = bytesAsWords(rows)
+	pop, err := get(secRowStats)
+	if err != nil {
+		return nil, err
+	}
+	if len(pop) != 4*nrows {
+		return nil, bad(secRowStats, "%d bytes, want %d", len(pop), 4*nrows)
+	}
+	s.rowPop = bytesAsU32(pop)
+	s.live = s.Row(0)
+	s.nlive = int(s.rowPop[0])
+
+	fwd, err := get(secForward)
+	if err != nil {
+		return nil, err
+	}
+	nd := uint64(h.Docs)
+	if uint64(len(fwd)) < 8*(nd+1) {
+		return nil, bad(secForward, "too short for %d documents", nd)
+	}
+	s.fwdOff = bytesAsWords(fwd[:8*(nd+1)])
+	s.fwd = fwd[8*(nd+1):]
+	for i := uint64(0); i < nd; i++ {
+		if s.fwdOff[i] > s.fwdOff[i+1] {
+			return nil, bad(secForward, "offsets of document %d are out of order", i)
+		}
+	}
+	if s.fwdOff[0] != 0 || s.fwdOff[nd] != uint64(len(s.fwd)) {
+		return nil, bad(secForward, "offsets do not cover the entries")
+	}
+
+	docs, err := get(secDocs)
+	if err != nil {
+		return nil, err
+	}
+	if uint64(len(docs)) < docRecordSize*nd {
+		return nil, bad(secDocs, "too short for %d documents", nd)
+	}
+	s.docRecs = docs[:docRecordSize*nd]
+	s.docStrs = docs[docRecordSize*nd:]
+	blocks, err := get(secBlocks)
+	if err != nil {
+		return nil, err
+	}
+	if len(blocks) != blockEntrySize*h.Blocks {
+		return nil, bad(secBlocks, "%d bytes, want %d blocks", len(blocks), h.Blocks)
+	}
+	s.blocks = blocks
+	if s.store, err = get(secStore); err != nil {
+		return nil, err
+	}
+	for b := 0; b < h.Blocks; b++ {
+		off, clen, _ := s.block(b)
+		if off+uint64(clen) > uint64(len(s.store)) {
+			return nil, bad(secBlocks, "block %d lies outside the store", b)
+		}
+	}
+	for i := 0; i < h.Docs; i++ {
+		r := s.docRecs[i*docRecordSize:]
+		strOff := binary.LittleEndian.Uint64(r[24:])
+		strLen := uint64(binary.LittleEndian.Uint32(r[32:])) + uint64(binary.LittleEndian.Uint32(r[36:]))
+		if strOff > uint64(len(s.docStrs)) || strLen > uint64(len(s.docStrs))-strOff {
+			return nil, bad(secDocs, "key of document %d lies outside the table", i)
+		}
+		if blk := int(binary.LittleEndian.Uint32(r[48:])); blk >= h.Blocks && binary.LittleEndian.Uint32(r[56:]) > 0 {
+			return nil, bad(secDocs, "document %d names store block %d of %d", i, blk, h.Blocks)
+		}
+	}
+	return s, nil
+}
+
+func (s *Segment) close() error {
+	err := unmapFile(s.data)
+	s.data = nil
+	return err
+}
+
+// Name is the segment's file name.
+func (s *Segment) Name() string { return s.name }
+
+// NumDocs is the number of documents in the segment, deleted ones included.
+func (s *Segment) NumDocs() int { return s.hdr.Docs }
+
+// NumLive is the number of documents that are not deleted.
+func (s *Segment) NumLive() int { return s.nlive }
+
+// NumTerms is the number of distinct terms in the segment.
+func (s *Segment) NumTerms() int { return s.hdr.Terms }
+
+// Tokens is the total number of indexed tokens of the segment's documents.
+func (s *Segment) Tokens() int64 { return s.hdr.Tokens }
+
+// LengthClass is the segment's length class (documents with 2^(c-1) ≤
+// distinct terms < 2^c).
+func (s *Segment) LengthClass() int { return s.hdr.Class }
+
+// Params are the signature parameters the segment was built with.
+func (s *Segment) Params() Params {
+	return Params{Density: s.hdr.Density, SNR: s.hdr.SNR, KMin: s.hdr.KMin, KMax: s.hdr.KMax}
+}
+
+// RowWords is the length of every row in uint64 words (a multiple of BlockWords).
+func (s *Segment) RowWords() int { return s.hdr.RowWords }
+
+// NumRows is the number of rows: the live row, the private rows, the shared rows.
+func (s *Segment) NumRows() int { return 1 + s.hdr.PrivateRows + s.hdr.SharedRows }
+
+// PrivateRows and SharedRows count the two kinds of term rows.
+func (s *Segment) PrivateRows() int { return s.hdr.PrivateRows }
+func (s *Segment) SharedRows() int  { return s.hdr.SharedRows }
+
+// Row returns row r (0 is the live row as built; see Live) in place.
+func (s *Segment) Row(r int) []uint64 {
+	w := s.hdr.RowWords
+	return s.rows[r*w : (r+1)*w : (r+1)*w]
+}
+
+// RowCount is the number of bits set in row r.
+func (s *Segment) RowCount(r int) int { return int(s.rowPop[r]) }
+
+// Live is the live row: a bit per document that is not deleted.
+func (s *Segment) Live() []uint64 { return s.live }
+
+// IsLive reports whether document doc is not deleted.
+func (s *Segment) IsLive(doc int) bool { return s.live[doc/64]&(1<<(doc%64)) != 0 }
+
+// termAt returns the term at sorted position i.
+func (s *Segment) termAt(i int) []byte { return s.termStrs[s.strOff[i]:s.strOff[i+1]] }
+
+// Lookup finds a term in the segment's dictionary.
+func (s *Segment) Lookup(term string) (TermID, bool) {
+	i := sort.Search(s.hdr.Terms, func(i int) bool { return string(s.termAt(i)) >= term })
+	if i < s.hdr.Terms && string(s.termAt(i)) == term {
+		return TermID(s.sortedID[i]), true
+	}
+	return 0, false
+}
+
+// PrefixTerms calls fn for every term starting with prefix, in sorted order,
+// until fn returns false.
+func (s *Segment) PrefixTerms(prefix string, fn func(term string, id TermID) bool) {
+	p := []byte(prefix)
+	i := sort.Search(s.hdr.Terms, func(i int) bool { return bytes.Compare(s.termAt(i), p) >= 0 })
+	for ; i < s.hdr.Terms && bytes.HasPrefix(s.termAt(i), p); i++ {
+		if !fn(string(s.termAt(i)), TermID(s.sortedID[i])) {
+			return
+		}
+	}
+}
+
+// Terms calls fn for every term of the segment in sorted order until fn
+// returns false.
+func (s *Segment) Terms(fn func(term string, id TermID) bool) { s.PrefixTerms("", fn) }
+
+// DF is the number of the segment's documents containing the term (deleted
+// documents included).
+func (s *Segment) DF(id TermID) int { return int(s.info[2*id]) }
+
+// Treatment is how the term is stored in the signature.
+func (s *Segment) Treatment(id TermID) Treatment {
+	t := s.info[2*id+1]
+	if t&privateFlag != 0 {
+		return Treatment{Private: true, Row: int(t &^ privateFlag)}
+	}
+	return Treatment{K: int(t)}
+}
+
+// TermRows appends the rows a term sets to dst: its private row, or its k
+// shared rows (possibly repeated when the segment has few shared rows).
+func (s *Segment) TermRows(dst []int, term string, id TermID) []int {
+	t := s.Treatment(id)
+	if t.Private {
+		return append(dst, t.Row)
+	}
+	start := len(dst)
+	dst = sharedRows(dst, termHash(term), t.K, s.hdr.SharedRows)
+	for i := start; i < len(dst); i++ {
+		dst[i] += 1 + s.hdr.PrivateRows
+	}
+	return dst
+}
+
+// Posting is one entry of a document's forward index.
+type Posting struct {
+	Term TermID
+	TF   uint32
+}
+
+// Forward appends document doc's forward entries (sorted by TermID) to dst.
+func (s *Segment) Forward(dst []Posting, doc int) ([]Posting, error) {
+	b := s.fwd[s.fwdOff[doc]:s.fwdOff[doc+1]]
+	bad := func() ([]Posting, error) {
+		return dst, &CorruptError{File: s.name, Section: "forward", Detail: fmt.Sprintf("entry of document %d does not decode", doc)}
+	}
+	n, k := binary.Uvarint(b)
+	if k <= 0 || n > uint64(len(b)) {
+		return bad()
+	}
+	b = b[k:]
+	id := uint64(0)
+	for i := uint64(0); i < n; i++ {
+		d, k1 := binary.Uvarint(b)
+		if k1 <= 0 {
+			return bad()
+		}
+		tf, k2 := binary.Uvarint(b[k1:])
+		if k2 <= 0 {
+			return bad()
+		}
+		b = b[k1+k2:]
+		id += d
+		if id >= uint64(s.hdr.Terms) || (i > 0 && d == 0) || tf > 1<<32-1 {
+			return bad()
+		}
+		dst = append(dst, Posting{TermID(id), uint32(tf)})
+	}
+	return dst, nil
+}
+
+// DocInfo describes one document of a segment.
+type DocInfo struct {
+	Key      string
+	Title    string
+	Size     int64
+	ModTime  time.Time // zero when unknown
+	Hash     uint64    // xxhash64 of the text
+	Tokens   int       // indexed tokens, the BM25 length
+	Distinct int       // distinct terms
+	TextLen  int
+}
+
+// Doc returns the document table entry of doc.
+func (s *Segment) Doc(doc int) DocInfo {
+	r := s.docRecs[doc*docRecordSize : (doc+1)*docRecordSize]
+	off := binary.LittleEndian.Uint64(r[24:])
+	kl := uint64(binary.LittleEndian.Uint32(r[32:]))
+	tl := uint64(binary.LittleEndian.Uint32(r[36:]))
+	d := DocInfo{
+		Key:      string(s.docStrs[off : off+kl]),
+		Title:    string(s.docStrs[off+kl : off+kl+tl]),
+		Size:     int64(binary.LittleEndian.Uint64(r)),
+		Hash:     binary.LittleEndian.Uint64(r[16:]),
+		Tokens:   int(binary.LittleEndian.Uint32(r[40:])),
+		Distinct: int(binary.LittleEndian.Uint32(r[44:])),
+		TextLen:  int(binary.LittleEndian.Uint32(r[56:])),
+	}
+	if ns := int64(binary.LittleEndian.Uint64(r[8:])); ns != 0 {
+		d.ModTime = time.Unix(0, ns)
+	}
+	return d
+}
+
+// DocTokens is the BM25 length of doc, without decoding its key.
+func (s *Segment) DocTokens(doc int) int {
+	return int(binary.LittleEndian.Uint32(s.docRecs[doc*docRecordSize+40:]))
+}
+
+// DocKey is the key of doc.
+func (s *Segment) DocKey(doc int) string {
+	r := s.docRecs[doc*docRecordSize:]
+	off := binary.LittleEndian.Uint64(r[24:])
+	return string(s.docStrs[off : off+uint64(binary.LittleEndian.Uint32(r[32:]))])
+}
+
+func (s *Segment) block(b int) (off uint64, clen, rawLen uint32) {
+	e := s.blocks[b*blockEntrySize:]
+	return binary.LittleEndian.Uint64(e), binary.LittleEndian.Uint32(e[8:]), binary.LittleEndian.Uint32(e[12:])
+}
+
+// Text appends the stored text of doc to dst.
+func (s *Segment) Text(dst []byte, doc int) ([]byte, error) {
+	r := s.docRecs[doc*docRecordSize:]
+	blk := int(binary.LittleEndian.Uint32(r[48:]))
+	at := uint64(binary.LittleEndian.Uint32(r[52:]))
+	n := uint64(binary.LittleEndian.Uint32(r[56:]))
+	if n == 0 {
+		return dst, nil
+	}
+	off, clen, rawLen := s.block(blk)
+	if at+n > uint64(rawLen) {
+		return dst, &CorruptError{File: s.name, Section: "docs", Detail: fmt.Sprintf("text of document %d lies outside its block", doc)}
+	}
+	raw, err := storeDecoder().DecodeAll(s.store[off:off+uint64(clen)], make([]byte, 0, rawLen))
+	if err != nil || uint64(len(raw)) != uint64(rawLen) {
+		return dst, &CorruptError{File: s.name, Section: "store", Detail: fmt.Sprintf("block %d does not decompress: %v", blk, err)}
+	}
+	return append(dst, raw[at:at+n]...), nil
+}
+
+// popcount counts the bits of a row.
+func popcount(row []uint64) int {
+	c := 0
+	for _, w := range row {
+		c += bits.OnesCount64(w)
+	}
+	return c
+}

@@ -1,0 +1,41 @@
+package index
+
+import (
+	"runtime"
+	"sync"
+
+	"github.com/klauspost/compress/zstd"
+)
+
+// The document store keeps every document's text, compressed with zstd in
+// blocks of at least storeBlockSize raw bytes (a document never spans two
+// blocks, so a large document is a block of its own). Each block is one zstd
+// frame with its content checksum, so a damaged block is detected when read.
+
+const storeBlockSize = 64 << 10
+
+var (
+	encoderOnce sync.Once
+	encoder     *zstd.Encoder
+	decoderOnce sync.Once
+	decoder     *zstd.Decoder
+)
+
+func storeEncoder() *zstd.Encoder {
+	encoderOnce.Do(func() {
+		encoder, _ = zstd.NewWriter(nil,
+			zstd.WithEncoderConcurrency(1),
+			zstd.WithEncoderCRC(true),
+			zstd.WithEncoderLevel(zstd.SpeedDefault))
+	})
+	return encoder
+}
+
+func storeDecoder() *zstd.Decoder {
+	decoderOnce.Do(func() {
+		decoder, _ = zstd.NewReader(nil,
+			zstd.WithDecoderConcurrency(runtime.GOMAXPROCS(0)),
+			zstd.WithDecoderMaxMemory(1<<30))
+	})
+	return decoder
+}
