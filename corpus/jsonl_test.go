@@ -70,7 +70,7 @@ func TestReadJSONL(t *testing.T) {
 
 func TestReadJSONLBadLines(t *testing.T) {
 	lines := []string{
-		`{"id": "ok1", "body": "fine"}`,         // 1
+		`{"id": "ok1", "body": "fine"}`,          // 1
 		`{"id": "broken", "body": "unterminated`, // 2
 		`not json at all`,                        // 3
 		`["an", "array"]`,                        // 4
