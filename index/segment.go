@@ -435,3 +435,79 @@ func popcount(row []uint64) int {
 	}
 	return c
 }
+
+// ForwardLookup finds the frequencies of the terms ids (sorted ascending) in
+// document doc: tf[i] is the frequency of ids[i], 0 when absent. Because
+// termIDs are in descending-df order and the entry is sorted, decoding stops
+// as soon as it passes the last id: common terms are found after a few bytes.
+func (s *Segment) ForwardLookup(doc int, ids []TermID, tf []uint32) error {
+	clear(tf)
+	if len(ids) == 0 {
+		return nil
+	}
+	b := s.fwd[s.fwdOff[doc]:s.fwdOff[doc+1]]
+	n, k := binary.Uvarint(b)
+	if k <= 0 || n > uint64(len(b)) {
+		return s.badForward(doc)
+	}
+	b = b[k:]
+	id, j, last := uint64(0), 0, uint64(ids[len(ids)-1])
+	for i := uint64(0); i < n; i++ {
+		d, k1 := binary.Uvarint(b)
+		if k1 <= 0 {
+			return s.badForward(doc)
+		}
+		f, k2 := binary.Uvarint(b[k1:])
+		if k2 <= 0 || f > 1<<32-1 {
+			return s.badForward(doc)
+		}
+		b = b[k1+k2:]
+		id += d
+		for j < len(ids) && uint64(ids[j]) < id {
+			j++
+		}
+		if j == len(ids) {
+			return nil
+		}
+		if uint64(ids[j]) == id {
+			tf[j] = uint32(f)
+		}
+		if id >= last {
+			return nil
+		}
+	}
+	return nil
+}
+
+func (s *Segment) badForward(doc int) error {
+	return &CorruptError{File: s.name, Section: "forward", Detail: fmt.Sprintf("entry of document %d does not decode", doc)}
+}
+
+// SectionSize is the size of one section of a segment file.
+type SectionSize struct {
+	Name  string
+	Bytes int64
+}
+
+// Sections lists the segment's sections in file order with their sizes.
+func (s *Segment) Sections() []SectionSize {
+	var out []SectionSize
+	for id := uint32(secParams); id <= secStore; id++ {
+		if sec, ok := s.secs[id]; ok {
+			out = append(out, SectionSize{SectionName(id), int64(sec.Length)})
+		}
+	}
+	return out
+}
+
+// FileBytes is the size of the segment file.
+func (s *Segment) FileBytes() int64 { return int64(len(s.data)) }
+
+// Postings is the number of (document, term) pairs in the segment: Σ df.
+func (s *Segment) Postings() int64 {
+	var n int64
+	for id := 0; id < s.hdr.Terms; id++ {
+		n += int64(s.info[2*id])
+	}
+	return n
+}
