@@ -61,6 +61,7 @@
 //
 // A line that is not a JSON object, has a field of the wrong type, has no body,
 // or repeats an id already seen is skipped and reported with its line number;
-// the first document with a given id wins. Lines may be of any length: the
+// the first document with a given id wins (the reader keeps the set of ids
+// seen, in memory proportional to their total length). Lines may be of any length: the
 // reader holds one line at a time, however long, and never more.
 package corpus

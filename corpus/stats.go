@@ -32,10 +32,10 @@ const (
 
 // Skip is one file, directory or JSONL line that was not read as a document.
 type Skip struct {
-	Path   string     // the key the entry would have had (directory walk), or the JSONL name
-	Line   int        // 1-based line number for JSONL, 0 for files
-	Reason SkipReason //
-	Detail string     // what went wrong, for unreadable entries and bad lines; may be empty
+	Path   string     `json:"path"`             // the key the entry would have had (directory walk), or the JSONL name
+	Line   int        `json:"line,omitempty"`   // 1-based line number for JSONL, 0 for files
+	Reason SkipReason `json:"reason"`           //
+	Detail string     `json:"detail,omitempty"` // what went wrong, for unreadable entries and bad lines; may be empty
 }
 
 // String formats a skip for a log line: "path: reason: detail" or
@@ -58,15 +58,15 @@ func (s Skip) String() string {
 
 // Stats summarises one read.
 type Stats struct {
-	Docs  int   // documents passed to fn
-	Bytes int64 // total len(Text) of those documents
-	Lines int   // JSONL lines read, blank ones included (0 for a directory walk)
+	Docs  int   `json:"docs"`  // documents passed to fn
+	Bytes int64 `json:"bytes"` // total len(Text) of those documents
+	Lines int   `json:"lines"` // JSONL lines read, blank ones included (0 for a directory walk)
 
 	// Skipped lists every skipped entry in the order it was met. A skipped
 	// directory appears once; its contents are not visited. Counts has the
 	// same information by reason.
-	Skipped []Skip
-	Counts  map[SkipReason]int
+	Skipped []Skip             `json:"skipped"`
+	Counts  map[SkipReason]int `json:"counts"`
 }
 
 func (st *Stats) skip(s Skip) {
