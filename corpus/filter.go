@@ -51,14 +51,9 @@ func countInvalid(b []byte) int {
 	return n
 }
 
-// A glob is one compiled Include or Exclude pattern. Patterns use path.Match
-// syntax within a path element (*, ?, [a-z], \ escapes), and a whole element
-// "**" matches any number of elements, none included. A pattern matches an
-// entry if it matches its slash-separated path relative to the root, or its
-// base name: "*.go" matches every Go file at any depth, "cmd/*.go" only those
-// directly under cmd, "docs/**/*.md" Markdown files anywhere under docs, and
-// "vendor" or "vendor/**" the vendor directory (and so, for Exclude, all of
-// it). A leading or trailing slash is ignored.
+// A glob is one compiled Include or Exclude pattern (syntax: see
+// WalkOptions.Include). path.Match handles each element; "**" is handled here,
+// since path.Match never lets a wildcard cross a slash.
 type glob struct {
 	text  string
 	elems []string

@@ -28,9 +28,16 @@ type WalkOptions struct {
 
 	// Include, when not empty, keeps only the regular files that match at
 	// least one pattern; directories are always entered. Exclude skips files
-	// and whole directories that match any pattern. See glob for the syntax:
-	// path.Match within an element, ** across elements, matched against the
-	// relative slash path and against the base name.
+	// and whole directories that match any pattern.
+	//
+	// Patterns use path.Match syntax within a path element (*, ?, [a-z], \
+	// escapes), and a whole element "**" matches any number of elements, none
+	// included. A pattern matches an entry if it matches the entry's slash
+	// path relative to the root, or its base name: "*.go" matches Go files at
+	// any depth, "cmd/*.go" only those directly under cmd, "docs/**/*.md"
+	// Markdown files anywhere under docs, and "vendor" or "vendor/**" the
+	// vendor directory (for Exclude, all of it). A leading or trailing slash
+	// is ignored. A malformed pattern makes Walk fail before reading anything.
 	Include []string
 	Exclude []string
 }
