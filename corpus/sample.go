@@ -4,6 +4,7 @@ import (
 	"bytes"
 	_ "embed"
 	"fmt"
+	"github.com/cespare/xxhash/v2"
 
 	"github.com/klauspost/compress/zstd"
 )
@@ -36,3 +37,9 @@ func Sample(fn func(Document) error) (Stats, error) {
 
 // SampleCompressedSize is the size of the embedded sample in the binary.
 func SampleCompressedSize() int { return len(sampleZst) }
+
+// SampleVersion identifies the embedded sample's content (a hash of its
+// bytes), so an index built from one version is never mistaken for another.
+func SampleVersion() string {
+	return fmt.Sprintf("%016x", xxhash.Sum64(sampleZst))
+}

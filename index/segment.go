@@ -409,22 +409,48 @@ func (s *Segment) block(b int) (off uint64, clen, rawLen uint32) {
 
 // Text appends the stored text of doc to dst.
 func (s *Segment) Text(dst []byte, doc int) ([]byte, error) {
-	r := s.docRecs[doc*docRecordSize:]
-	blk := int(binary.LittleEndian.Uint32(r[48:]))
-	at := uint64(binary.LittleEndian.Uint32(r[52:]))
-	n := uint64(binary.LittleEndian.Uint32(r[56:]))
+	var r TextReader
+	r.seg = s
+	r.block = -1
+	t, err := r.Text(doc)
+	return append(dst, t...), err
+}
+
+// TextReader reads stored texts of one segment, keeping the last
+// decompressed block: reading documents in order decompresses each block once.
+// It is not safe for concurrent use.
+type TextReader struct {
+	seg   *Segment
+	block int
+	raw   []byte
+}
+
+// NewTextReader returns a reader of the segment's stored texts.
+func (s *Segment) NewTextReader() *TextReader { return &TextReader{seg: s, block: -1} }
+
+// Text returns the stored text of doc. The slice is valid until the next call.
+func (r *TextReader) Text(doc int) ([]byte, error) {
+	s := r.seg
+	rec := s.docRecs[doc*docRecordSize:]
+	blk := int(binary.LittleEndian.Uint32(rec[48:]))
+	at := uint64(binary.LittleEndian.Uint32(rec[52:]))
+	n := uint64(binary.LittleEndian.Uint32(rec[56:]))
 	if n == 0 {
-		return dst, nil
+		return nil, nil
 	}
-	off, clen, rawLen := s.block(blk)
-	if at+n > uint64(rawLen) {
-		return dst, &CorruptError{File: s.name, Section: "docs", Detail: fmt.Sprintf("text of document %d lies outside its block", doc)}
+	if blk != r.block {
+		off, clen, rawLen := s.block(blk)
+		raw, err := storeDecoder().DecodeAll(s.store[off:off+uint64(clen)], r.raw[:0])
+		if err != nil || uint64(len(raw)) != uint64(rawLen) {
+			r.block = -1
+			return nil, &CorruptError{File: s.name, Section: "store", Detail: fmt.Sprintf("block %d does not decompress: %v", blk, err)}
+		}
+		r.raw, r.block = raw, blk
 	}
-	raw, err := storeDecoder().DecodeAll(s.store[off:off+uint64(clen)], make([]byte, 0, rawLen))
-	if err != nil || uint64(len(raw)) != uint64(rawLen) {
-		return dst, &CorruptError{File: s.name, Section: "store", Detail: fmt.Sprintf("block %d does not decompress: %v", blk, err)}
+	if at+n > uint64(len(r.raw)) {
+		return nil, &CorruptError{File: s.name, Section: "docs", Detail: fmt.Sprintf("text of document %d lies outside its block", doc)}
 	}
-	return append(dst, raw[at:at+n]...), nil
+	return r.raw[at : at+n], nil
 }
 
 // popcount counts the bits of a row.

@@ -1,0 +1,37 @@
+package main
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/bitsieve/bitsieve/index"
+)
+
+func init() {
+	register(command{"check", "verify every checksum and invariant of an index", runCheck})
+}
+
+func runCheck(args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("check", "", stderr)
+	dir := fs.String("index", "", "index directory (default $BITSIEVE_INDEX or ~/.local/share/bitsieve/index)")
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
+	}
+	if *dir == "" {
+		*dir = defaultIndexDir()
+	}
+	rep, err := index.Check(*dir)
+	if err != nil {
+		return fail(stderr, "%v", err)
+	}
+	for _, p := range rep.Problems {
+		fmt.Fprintf(stdout, "problem: %v\n", p)
+	}
+	if len(rep.Problems) > 0 {
+		fmt.Fprintf(stdout, "%s: %d problems found\n", *dir, len(rep.Problems))
+		return exitNoMatch
+	}
+	fmt.Fprintf(stdout, "%s: ok (%d documents in %d segments, %s; every checksum and invariant holds)\n",
+		*dir, rep.Docs, rep.Segments, humanBytes(rep.Bytes))
+	return exitOK
+}

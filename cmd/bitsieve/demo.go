@@ -1,0 +1,49 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/bitsieve/bitsieve/query"
+)
+
+func init() {
+	register(command{"demo", "index the embedded sample and run a few example searches", runDemo})
+}
+
+// demoQueries show the query language on the embedded sample.
+var demoQueries = []string{
+	`white whale`,
+	`"hash table"`,
+	`exception OR error handling`,
+	`compil* -java`,
+}
+
+func runDemo(args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("demo", "", stderr)
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
+	}
+	ix, err := openSample(stderr)
+	if err != nil {
+		return fail(stderr, "%v", err)
+	}
+	defer ix.Close()
+	s, err := query.NewSearcher(ix)
+	if err != nil {
+		return fail(stderr, "%v", err)
+	}
+	fmt.Fprintf(stdout, "embedded sample: %d documents in %d segments (%s)\n", ix.NumDocs(), len(ix.Segments()), ix.Dir())
+	color := isTerminalWriter(stdout)
+	for _, q := range demoQueries {
+		res, err := s.Search(context.Background(), query.Request{Query: q, Limit: 3, Snippets: true})
+		if err != nil {
+			return fail(stderr, "%v", err)
+		}
+		fmt.Fprintf(stdout, "\n$ bitsieve search '%s' --limit 3\n", q)
+		printHits(stdout, res, 0, color)
+	}
+	fmt.Fprintln(stdout, "\nTry your own: bitsieve index ~/notes && bitsieve search 'some words'")
+	return exitOK
+}

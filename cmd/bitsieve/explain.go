@@ -1,0 +1,68 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+)
+
+func init() {
+	register(command{"explain", "show how the signature answers a query, term by term", runExplain})
+}
+
+func runExplain(args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("explain", "QUERY", stderr)
+	dir := indexFlag(fs)
+	asJSON := fs.Bool("json", false, "print JSON")
+	steps := fs.Bool("steps", false, "also show the AND steps in every segment")
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
+	}
+	q := strings.Join(fs.Args(), " ")
+	if strings.TrimSpace(q) == "" {
+		return fail(stderr, "the query is empty: give the words to explain")
+	}
+	s, closeIx, err := openSearcher(*dir, stderr)
+	if err != nil {
+		return fail(stderr, "%v", err)
+	}
+	defer closeIx()
+	ex, err := s.Explain(context.Background(), q)
+	if err != nil {
+		return fail(stderr, "%v", err)
+	}
+	if *asJSON {
+		json.NewEncoder(stdout).Encode(ex)
+		return exitOK
+	}
+	fmt.Fprintf(stdout, "query   %s\nparsed  %s\n", ex.Query, ex.Parsed)
+	fmt.Fprintf(stdout, "%d documents: %d candidates, %d verified hits, %d false positives\n\n", ex.Docs, ex.Candidates, ex.Hits, ex.FalsePositives)
+	tw := tabwriter.NewWriter(stdout, 2, 8, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "word\tterm\tdf\tprivate\tshared\tabsent\trows\tdensity\tpredicted fp\tobserved fp\t")
+	for _, t := range ex.Terms {
+		word := t.Word
+		if t.Negated {
+			word = "-" + word
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%d\t%.3f\t%.1f\t%d\t\n", word, t.Term, t.DF, t.Private, t.Shared, t.Absent, t.Rows, t.Density, t.PredictedFP, t.ObservedFP)
+	}
+	tw.Flush()
+	fmt.Fprintln(stdout, "\n(private/shared/absent: segments where the term has an exact row, k shared rows, or is missing;")
+	fmt.Fprintln(stdout, " fp: documents the term's rows admit without holding the term)")
+	if *steps {
+		for _, sg := range ex.Segments {
+			fmt.Fprintf(stdout, "\n%s (class %d, %d docs)\n", sg.Segment, sg.Class, sg.Docs)
+			for _, st := range sg.Steps {
+				var rows []string
+				for _, r := range st.Rows {
+					rows = append(rows, fmt.Sprintf("r%d:%.2f", r.Row, r.Density))
+				}
+				fmt.Fprintf(stdout, "  AND %-16s %-40s → %d\n", st.Term, strings.Join(rows, " "), st.Survivors)
+			}
+		}
+	}
+	return exitOK
+}

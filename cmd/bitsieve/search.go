@@ -1,0 +1,158 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/bitsieve/bitsieve/query"
+)
+
+func init() {
+	register(command{"search", "search the index: ranked hits with highlighted snippets", runSearch})
+}
+
+func runSearch(args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("search", "QUERY", stderr)
+	dir := indexFlag(fs)
+	limit := fs.Int("limit", query.DefaultLimit, "number of hits to show")
+	offset := fs.Int("offset", 0, "hits to skip (for paging)")
+	count := fs.Bool("count", false, "print only the exact number of matching documents")
+	asJSON := fs.Bool("json", false, "print one JSON object per query")
+	queries := fs.String("queries", "", "run every query of this file (one per line; - for stdin), printing one JSON line each")
+	color := fs.String("color", "auto", "highlight matches with colour: auto, always or never")
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
+	}
+	q := strings.Join(fs.Args(), " ")
+	if *queries == "" && strings.TrimSpace(q) == "" {
+		return fail(stderr, "the query is empty: give some words to search for, e.g. bitsieve search 'bloom filter'")
+	}
+	if *limit < 0 || *offset < 0 {
+		return fail(stderr, "--limit and --offset must not be negative")
+	}
+	s, closeIx, err := openSearcher(*dir, stderr)
+	if err != nil {
+		return fail(stderr, "%v", err)
+	}
+	defer closeIx()
+	ctx := context.Background()
+	req := query.Request{Limit: *limit, Offset: *offset, CountOnly: *count, Snippets: true}
+
+	if *queries != "" {
+		return searchFile(ctx, s, *queries, req, stdout, stderr)
+	}
+	req.Query = q
+	res, err := s.Search(ctx, req)
+	if err != nil {
+		return fail(stderr, "%v", err)
+	}
+	switch {
+	case *asJSON:
+		json.NewEncoder(stdout).Encode(res)
+	case *count:
+		fmt.Fprintln(stdout, res.Total)
+	default:
+		useColor := *color == "always" || (*color == "auto" && isTerminalWriter(stdout))
+		printHits(stdout, res, *offset, useColor)
+	}
+	if res.Total == 0 {
+		return exitNoMatch
+	}
+	return exitOK
+}
+
+// searchFile runs one query per line, printing a JSON line for each; a bad
+// query prints {"query", "error"} and the run goes on.
+func searchFile(ctx context.Context, s *query.Searcher, path string, req query.Request, stdout, stderr io.Writer) int {
+	var r io.Reader = os.Stdin
+	if path != "-" {
+		f, err := os.Open(path)
+		if err != nil {
+			return fail(stderr, "cannot read queries: %v", err)
+		}
+		defer f.Close()
+		r = f
+	}
+	br := bufio.NewReaderSize(r, 64<<10)
+	enc := json.NewEncoder(stdout)
+	failed := 0
+	for {
+		line, err := br.ReadString('\n')
+		if q := strings.TrimSpace(line); q != "" {
+			req.Query = q
+			res, qerr := s.Search(ctx, req)
+			if qerr != nil {
+				failed++
+				enc.Encode(map[string]string{"query": q, "error": qerr.Error()})
+			} else {
+				enc.Encode(res)
+			}
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return fail(stderr, "reading queries from %s: %v", path, err)
+		}
+	}
+	if failed > 0 {
+		fmt.Fprintf(stderr, "bitsieve: %d queries had errors\n", failed)
+	}
+	return exitOK
+}
+
+func printHits(w io.Writer, res *query.Result, offset int, color bool) {
+	for i, h := range res.Hits {
+		title := h.Title
+		if title == "" {
+			title = h.Key
+		} else {
+			title = fmt.Sprintf("%s — %s", h.Title, h.Key)
+		}
+		fmt.Fprintf(w, "%3d. %s  (%.2f)\n", offset+i+1, title, h.Score)
+		if h.Snippet != "" {
+			fmt.Fprintf(w, "     %s\n", highlight(h.Snippet, h.Highlights, color))
+		}
+	}
+	fmt.Fprintf(w, "%d %s (%d candidates, %d false positives) in %.2f ms\n",
+		res.Total, plural(res.Total, "hit", "hits"), res.Candidates, res.FalsePositives, float64(res.TookMicros)/1000)
+}
+
+// highlight marks ranges with bold red on a terminal; elsewhere the text is
+// left as it is.
+func highlight(s string, rs []query.Range, color bool) string {
+	if !color || len(rs) == 0 {
+		return s
+	}
+	var b strings.Builder
+	at := 0
+	for _, r := range rs {
+		if r.Start < at || r.End > len(s) {
+			continue
+		}
+		b.WriteString(s[at:r.Start])
+		b.WriteString("\x1b[1;31m")
+		b.WriteString(s[r.Start:r.End])
+		b.WriteString("\x1b[0m")
+		at = r.End
+	}
+	b.WriteString(s[at:])
+	return b.String()
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+func isTerminalWriter(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && isTerminal(f)
+}

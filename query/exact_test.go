@@ -1,0 +1,353 @@
+package query
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/bitsieve/bitsieve/index"
+	"github.com/bitsieve/bitsieve/tokenize"
+)
+
+// The exactness tests compare the engine with a brute-force evaluator that
+// shares nothing with it but the analyzer: queries are generated as trees,
+// rendered to strings for the engine to parse, and evaluated directly on the
+// re-analyzed text of every document.
+
+// bruteDoc is a document as the brute-force evaluator sees it.
+type bruteDoc struct {
+	key   string
+	toks  []tokenize.Token
+	terms map[string]bool
+	at    map[int]string // position → term
+}
+
+func analyzeAll(docs []index.Document) []bruteDoc {
+	a := tokenize.MustNew("english")
+	out := make([]bruteDoc, len(docs))
+	for i, d := range docs {
+		b := bruteDoc{key: d.Key, terms: map[string]bool{}, at: map[int]string{}}
+		b.toks = a.Analyze(nil, d.Text)
+		for _, t := range b.toks {
+			b.terms[t.Term] = true
+			b.at[t.Pos] = t.Term
+		}
+		out[i] = b
+	}
+	return out
+}
+
+// gq is a generated query tree.
+type gq struct {
+	op   string // "word", "phrase", "prefix", "and", "or", "not"
+	text string
+	kids []*gq
+	toks []tokenize.Token // analyzed text of a word or phrase, cached
+	done bool
+}
+
+func (q *gq) render() string {
+	switch q.op {
+	case "word":
+		return q.text
+	case "phrase":
+		return `"` + q.text + `"`
+	case "prefix":
+		return q.text + "*"
+	case "not":
+		return "-" + q.kids[0].render()
+	}
+	parts := make([]string, len(q.kids))
+	for i, k := range q.kids {
+		parts[i] = k.render()
+		if k.op == "and" || k.op == "or" {
+			parts[i] = "(" + parts[i] + ")"
+		}
+	}
+	if q.op == "or" {
+		return strings.Join(parts, " OR ")
+	}
+	return strings.Join(parts, " ")
+}
+
+// eval returns (matches, present); a subtree with no searchable word is not
+// present and is ignored by its parent, as a stop word is.
+func (q *gq) eval(a *tokenize.Analyzer, d *bruteDoc) (bool, bool) {
+	switch q.op {
+	case "word", "phrase":
+		if !q.done {
+			q.toks, q.done = a.Analyze(nil, []byte(q.text)), true
+		}
+		toks := q.toks
+		if len(toks) == 0 {
+			return false, false
+		}
+		for _, s := range d.toks {
+			if s.Term != toks[0].Term {
+				continue
+			}
+			ok := true
+			for _, t := range toks[1:] {
+				if d.at[s.Pos+t.Pos-toks[0].Pos] != t.Term {
+					ok = false
+					break
+				}
+			}
+			if ok {
+				return true, true
+			}
+		}
+		return false, true
+	case "prefix":
+		p := strings.ToLower(q.text)
+		for t := range d.terms {
+			if strings.HasPrefix(t, p) {
+				return true, true
+			}
+		}
+		return false, true
+	case "not":
+		m, ok := q.kids[0].eval(a, d)
+		return !m, ok
+	case "and":
+		res, any := true, false
+		for _, k := range q.kids {
+			if m, ok := k.eval(a, d); ok {
+				any = true
+				res = res && m
+			}
+		}
+		return res && any, any
+	case "or":
+		res, any := false, false
+		for _, k := range q.kids {
+			if m, ok := k.eval(a, d); ok {
+				any = true
+				res = res || m
+			}
+		}
+		return res, any
+	}
+	panic(q.op)
+}
+
+// queryGen draws words, phrases and prefixes from the corpus itself.
+type queryGen struct {
+	r    *rand.Rand
+	docs []index.Document
+	bd   []bruteDoc
+}
+
+func (g *queryGen) surface() (string, bool) {
+	for tries := 0; tries < 20; tries++ {
+		i := g.r.IntN(len(g.docs))
+		if len(g.bd[i].toks) == 0 {
+			continue
+		}
+		t := g.bd[i].toks[g.r.IntN(len(g.bd[i].toks))]
+		return string(g.docs[i].Text[t.Start:t.End]), true
+	}
+	return "", false
+}
+
+func (g *queryGen) leaf() *gq {
+	switch x := g.r.IntN(10); {
+	case x < 6:
+		w, _ := g.surface()
+		return &gq{op: "word", text: w}
+	case x < 9:
+		i := g.r.IntN(len(g.docs))
+		toks := g.bd[i].toks
+		if len(toks) < 2 {
+			w, _ := g.surface()
+			return &gq{op: "word", text: w}
+		}
+		n := 2 + g.r.IntN(2)
+		s := g.r.IntN(max(1, len(toks)-n))
+		e := min(len(toks)-1, s+n-1)
+		return &gq{op: "phrase", text: strings.Join(strings.Fields(string(g.docs[i].Text[toks[s].Start:toks[e].End])), " ")}
+	default:
+		w, _ := g.surface()
+		w = strings.ToLower(w)
+		if len(w) > 4 {
+			w = w[:3+g.r.IntN(2)]
+		}
+		return &gq{op: "prefix", text: w}
+	}
+}
+
+// query makes a tree of 1–4 leaves with AND, OR and NOT.
+func (g *queryGen) query() *gq {
+	n := 1 + g.r.IntN(4)
+	leaves := make([]*gq, n)
+	for i := range leaves {
+		leaves[i] = g.leaf()
+	}
+	if n == 1 {
+		return leaves[0]
+	}
+	root := &gq{op: "and"}
+	for i := 0; i < len(leaves); i++ {
+		l := leaves[i]
+		if i > 0 && g.r.IntN(4) == 0 {
+			l = &gq{op: "not", kids: []*gq{l}}
+		}
+		if i+1 < len(leaves) && g.r.IntN(3) == 0 {
+			l = &gq{op: "or", kids: []*gq{l, leaves[i+1]}}
+			i++
+		}
+		root.kids = append(root.kids, l)
+	}
+	if len(root.kids) == 1 {
+		return root.kids[0]
+	}
+	return root
+}
+
+func allHits(t *testing.T, s *Searcher, q string) ([]string, *Result, error) {
+	res, err := s.Search(context.Background(), Request{Query: q, Limit: s.ix.NumDocs() + 1})
+	if err != nil {
+		return nil, nil, err
+	}
+	keys := make([]string, len(res.Hits))
+	for i, h := range res.Hits {
+		keys[i] = h.Key
+	}
+	slices.Sort(keys)
+	if len(keys) != res.Total {
+		t.Fatalf("%q: %d hits listed, total %d", q, len(keys), res.Total)
+	}
+	return keys, res, nil
+}
+
+// checkExact runs n generated queries and compares each with brute force.
+func checkExact(t *testing.T, docs []index.Document, opt index.WriterOptions, n int, seed uint64) {
+	dir := t.TempDir()
+	w, err := index.Create(dir, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range docs {
+		w.Add(d)
+	}
+	if _, err := w.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	ix, err := index.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	s, err := NewSearcher(ix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bd := analyzeAll(docs)
+	a := tokenize.MustNew("english")
+	g := &queryGen{r: rand.New(rand.NewPCG(seed, 7)), docs: docs, bd: bd}
+	ran, fps, cands, nonEmpty := 0, 0, 0, 0
+	for ran < n {
+		gq := g.query()
+		qs := gq.render()
+		var want []string
+		present := false
+		for i := range bd {
+			m, ok := gq.eval(a, &bd[i])
+			present = present || ok
+			if m {
+				want = append(want, bd[i].key)
+			}
+		}
+		slices.Sort(want)
+		got, res, err := allHits(t, s, qs)
+		if err != nil {
+			if !present || strings.Contains(err.Error(), "negated") || strings.Contains(err.Error(), "matches more than") {
+				continue // no searchable or only negated words: an error is right
+			}
+			t.Fatalf("query %q: %v", qs, err)
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("query %q (parsed %s): engine %d hits, brute force %d\nengine-only: %v\nbrute-only: %v",
+				qs, mustParse(s, qs), len(got), len(want), diff(got, want), diff(want, got))
+		}
+		ran++
+		fps += res.FalsePositives
+		cands += res.Candidates
+		if len(want) > 0 {
+			nonEmpty++
+		}
+	}
+	t.Logf("%d queries (%d with hits) equal to brute force; %d candidates, %d false positives rejected", ran, nonEmpty, cands, fps)
+	if nonEmpty < n/4 {
+		t.Errorf("only %d of %d queries had hits: the generator is too weak to test anything", nonEmpty, n)
+	}
+}
+
+func mustParse(s *Searcher, q string) string {
+	n, err := s.Parse(q)
+	if err != nil {
+		return err.Error()
+	}
+	return n.String()
+}
+
+func diff(a, b []string) []string {
+	var out []string
+	for _, x := range a {
+		if _, ok := slices.BinarySearch(b, x); !ok {
+			out = append(out, x)
+			if len(out) == 10 {
+				break
+			}
+		}
+	}
+	return out
+}
+
+// genCorpus makes documents over a Zipfian vocabulary of English-like words
+// with stop words mixed in, so phrases, prefixes and shared rows all occur.
+func genCorpus(n int, seed uint64) []index.Document {
+	r := rand.New(rand.NewPCG(seed, 3))
+	syll := []string{"ka", "lo", "mi", "ne", "ru", "sta", "tor", "vin", "qua", "ber", "dis", "pre"}
+	vocab := make([]string, 3000)
+	for i := range vocab {
+		var b strings.Builder
+		for j := 0; j < 2+r.IntN(3); j++ {
+			b.WriteString(syll[r.IntN(len(syll))])
+		}
+		vocab[i] = b.String()
+	}
+	stops := []string{"the", "of", "and", "a", "to", "in", "is", "it"}
+	zipf := rand.NewZipf(r, 1.07, 2, uint64(len(vocab)-1))
+	docs := make([]index.Document, n)
+	for i := range docs {
+		words := 1 + r.IntN(1<<uint(1+r.IntN(9)))
+		var b strings.Builder
+		for j := 0; j < words; j++ {
+			if r.IntN(5) == 0 {
+				b.WriteString(stops[r.IntN(len(stops))])
+			} else {
+				b.WriteString(vocab[zipf.Uint64()])
+			}
+			b.WriteByte(" \n"[r.IntN(2)])
+		}
+		docs[i] = index.Document{Key: fmt.Sprintf("gen/%05d", i), Text: []byte(b.String())}
+	}
+	return docs
+}
+
+func TestExactGenerated(t *testing.T) {
+	docs := genCorpus(6000, 1)
+	// A small capacity makes many segments with shared rows at every density.
+	checkExact(t, docs, index.WriterOptions{Capacity: 1500}, 1000, 11)
+}
+
+func TestExactGeneratedDenseRows(t *testing.T) {
+	docs := genCorpus(3000, 2)
+	// Few rows per term and dense rows: many false positives to reject.
+	p := index.Params{Density: 0.4, SNR: 1, KMin: 1, KMax: 2}
+	checkExact(t, docs, index.WriterOptions{Params: p}, 300, 12)
+}

@@ -1,0 +1,200 @@
+package query
+
+import (
+	"context"
+	"math/bits"
+	"slices"
+
+	"github.com/bitsieve/bitsieve/index"
+)
+
+// Explanation shows how the signature answers a query: for every term its
+// document frequency, row treatment, rows and their densities, and the false
+// positives its rows predict and produce; per segment, how many candidates
+// survive each step of the AND. It is what `bitsieve explain` prints and what
+// the web page draws.
+type Explanation struct {
+	Query          string            `json:"query"`
+	Parsed         string            `json:"parsed"`
+	Docs           int               `json:"docs"`
+	Candidates     int               `json:"candidates"`
+	Hits           int               `json:"hits"`
+	FalsePositives int               `json:"false_positives"`
+	Terms          []TermExplanation `json:"terms"`
+	Segments       []SegmentSteps    `json:"segments"`
+}
+
+// TermExplanation describes one analyzed query term across all segments.
+type TermExplanation struct {
+	Word        string  `json:"word"` // as the user wrote it (or the prefix expansion)
+	Term        string  `json:"term"` // analyzed
+	Negated     bool    `json:"negated"`
+	DF          int     `json:"df"`
+	Private     int     `json:"private_segments"` // segments where it has a private (exact) row
+	Shared      int     `json:"shared_segments"`  // segments where it has k shared rows
+	Absent      int     `json:"absent_segments"`  // segments without it
+	Rows        int     `json:"rows"`             // rows read, over all segments
+	Density     float64 `json:"density"`          // mean density of those rows
+	PredictedFP float64 `json:"predicted_fp"`     // Σ (n−df)·Π density of its rows
+	ObservedFP  int     `json:"observed_fp"`      // documents its rows admit that lack it
+}
+
+// SegmentSteps is the AND of the positive terms' rows in one segment, term by
+// term (rarest first): which rows, how dense, how many documents survive.
+type SegmentSteps struct {
+	Segment string `json:"segment"`
+	Docs    int    `json:"docs"`
+	Class   int    `json:"class"`
+	Steps   []Step `json:"steps"`
+}
+
+// Step is one term's rows ANDed into the running candidate set.
+type Step struct {
+	Term      string    `json:"term"`
+	Rows      []RowInfo `json:"rows"`
+	Survivors int       `json:"survivors"` // candidates after this step
+}
+
+// RowInfo is one row and its density.
+type RowInfo struct {
+	Row     int     `json:"row"`
+	Private bool    `json:"private"`
+	Density float64 `json:"density"`
+}
+
+// maxExplainPrefix bounds how many prefix expansions are listed.
+const maxExplainPrefix = 16
+
+// Explain analyzes q against the index.
+func (s *Searcher) Explain(ctx context.Context, q string) (*Explanation, error) {
+	c, err := s.compile(q)
+	if err != nil {
+		return nil, err
+	}
+	res, err := s.Search(ctx, Request{Query: q, CountOnly: true})
+	if err != nil {
+		return nil, err
+	}
+	ex := &Explanation{Query: q, Parsed: c.root.String(), Docs: s.ix.NumDocs(),
+		Candidates: res.Candidates, Hits: res.Total, FalsePositives: res.FalsePositives}
+
+	type leaf struct {
+		word, term string
+		negated    bool
+	}
+	var leaves []leaf
+	var walk func(n Node, neg bool)
+	walk = func(n Node, neg bool) {
+		switch x := n.(type) {
+		case *Term:
+			leaves = append(leaves, leaf{x.Word, x.Term, neg})
+		case *Phrase:
+			for _, t := range x.Terms {
+				leaves = append(leaves, leaf{x.Text, t, neg})
+			}
+		case *Prefix:
+			seen := map[string]bool{}
+			for _, seg := range s.ix.Segments() {
+				seg.PrefixTerms(x.Prefix, func(t string, _ index.TermID) bool {
+					if !seen[t] && len(seen) < maxExplainPrefix {
+						seen[t] = true
+						leaves = append(leaves, leaf{x.Prefix + "*", t, neg})
+					}
+					return len(seen) < maxExplainPrefix
+				})
+			}
+		case *Not:
+			walk(x.Child, !neg)
+		case *And:
+			for _, k := range x.Children {
+				walk(k, neg)
+			}
+		case *Or:
+			for _, k := range x.Children {
+				walk(k, neg)
+			}
+		}
+	}
+	walk(c.root, false)
+
+	for _, l := range leaves {
+		te := TermExplanation{Word: l.word, Term: l.term, Negated: l.negated}
+		var densSum float64
+		for _, seg := range s.ix.Segments() {
+			id, ok := seg.Lookup(l.term)
+			if !ok {
+				te.Absent++
+				continue
+			}
+			df := seg.DF(id)
+			te.DF += df
+			if seg.Treatment(id).Private {
+				te.Private++
+			} else {
+				te.Shared++
+			}
+			rows := seg.TermRows(nil, l.term, id)
+			pred := 1.0
+			for _, r := range rows {
+				d := float64(seg.RowCount(r)) / float64(max(1, seg.NumDocs()))
+				densSum += d
+				pred *= d
+			}
+			te.Rows += len(rows)
+			if !seg.Treatment(id).Private { // a private row is exact
+				te.PredictedFP += float64(seg.NumDocs()-df) * pred
+			}
+			te.ObservedFP += max(0, countAnd(seg, rows, nil)-df)
+		}
+		if te.Rows > 0 {
+			te.Density = densSum / float64(te.Rows)
+		}
+		ex.Terms = append(ex.Terms, te)
+	}
+
+	// Steps: positive terms, rarest first, per segment.
+	var pos []TermExplanation
+	for _, t := range ex.Terms {
+		if !t.Negated && !slices.ContainsFunc(pos, func(p TermExplanation) bool { return p.Term == t.Term }) {
+			pos = append(pos, t)
+		}
+	}
+	slices.SortStableFunc(pos, func(a, b TermExplanation) int { return a.DF - b.DF })
+	for _, seg := range s.ix.Segments() {
+		ss := SegmentSteps{Segment: seg.Name(), Docs: seg.NumDocs(), Class: seg.LengthClass()}
+		acc := slices.Clone(seg.Live())
+		for _, t := range pos {
+			st := Step{Term: t.Term}
+			id, ok := seg.Lookup(t.Term)
+			if ok {
+				rows := seg.TermRows(nil, t.Term, id)
+				for _, r := range rows {
+					st.Rows = append(st.Rows, RowInfo{Row: r, Private: seg.Treatment(id).Private,
+						Density: float64(seg.RowCount(r)) / float64(max(1, seg.NumDocs()))})
+				}
+				st.Survivors = countAnd(seg, rows, acc)
+			} else {
+				clear(acc)
+			}
+			ss.Steps = append(ss.Steps, st)
+		}
+		ex.Segments = append(ex.Segments, ss)
+	}
+	return ex, nil
+}
+
+// countAnd ANDs rows into acc (or into the live row when acc is nil) and
+// returns the number of bits left.
+func countAnd(seg *index.Segment, rows []int, acc []uint64) int {
+	if acc == nil {
+		acc = slices.Clone(seg.Live())
+	}
+	n := 0
+	for i := range acc {
+		for _, r := range rows {
+			acc[i] &= seg.Row(r)[i]
+		}
+		n += bits.OnesCount64(acc[i])
+	}
+	return n
+}

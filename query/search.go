@@ -1,0 +1,383 @@
+package query
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/bitsieve/bitsieve/index"
+	"github.com/bitsieve/bitsieve/tokenize"
+)
+
+// Searcher answers queries over one index snapshot. It is safe for
+// concurrent use.
+type Searcher struct {
+	ix        *index.Index
+	analyzers sync.Pool
+	workers   int
+}
+
+// NewSearcher returns a Searcher over ix, analyzing queries with the
+// analyzer the index was built with.
+func NewSearcher(ix *index.Index) (*Searcher, error) {
+	if _, err := tokenize.New(ix.Analyzer()); err != nil {
+		return nil, fmt.Errorf("index %s: %w", ix.Dir(), err)
+	}
+	s := &Searcher{ix: ix, workers: runtime.GOMAXPROCS(0)}
+	s.analyzers.New = func() any { return tokenize.MustNew(ix.Analyzer()) }
+	return s, nil
+}
+
+// SetWorkers sets how many goroutines match segments in parallel (at least 1).
+func (s *Searcher) SetWorkers(n int) { s.workers = max(1, n) }
+
+// Index is the snapshot the Searcher reads.
+func (s *Searcher) Index() *index.Index { return s.ix }
+
+// Parse parses a query with the index's analyzer.
+func (s *Searcher) Parse(q string) (Node, error) {
+	an := s.analyzers.Get().(*tokenize.Analyzer)
+	defer s.analyzers.Put(an)
+	return Parse(q, an)
+}
+
+// compiled is a parsed query with its global term statistics.
+type compiled struct {
+	root    Node
+	terms   []string // positive terms (prefix expansions included), for BM25
+	termIdx map[string]int
+	idf     []float64
+}
+
+func (q *compiled) termIndex(t string) int { return q.termIdx[t] }
+
+func (q *compiled) addTerm(t string) {
+	if _, ok := q.termIdx[t]; !ok {
+		q.termIdx[t] = len(q.terms)
+		q.terms = append(q.terms, t)
+	}
+}
+
+// compile parses q and gathers the global document frequency of every
+// positive term, summed over segments, for BM25.
+func (s *Searcher) compile(q string) (*compiled, error) {
+	root, err := s.Parse(q)
+	if err != nil {
+		return nil, err
+	}
+	c := &compiled{root: root, termIdx: map[string]int{}}
+	var walk func(n Node, negated bool) error
+	walk = func(n Node, negated bool) error {
+		switch x := n.(type) {
+		case *Term:
+			if !negated {
+				c.addTerm(x.Term)
+			}
+		case *Phrase:
+			if !negated {
+				for _, t := range x.Terms {
+					c.addTerm(t)
+				}
+			}
+		case *Prefix:
+			if negated {
+				return nil
+			}
+			for _, seg := range s.ix.Segments() {
+				n := 0
+				seg.PrefixTerms(x.Prefix, func(term string, _ index.TermID) bool {
+					if n++; n > MaxPrefixTerms {
+						return false
+					}
+					c.addTerm(term)
+					return true
+				})
+				if n > MaxPrefixTerms {
+					return fmt.Errorf("prefix %s* matches more than %d terms; use a longer prefix", x.Prefix, MaxPrefixTerms)
+				}
+			}
+		case *Not:
+			return walk(x.Child, !negated)
+		case *And:
+			for _, k := range x.Children {
+				if err := walk(k, negated); err != nil {
+					return err
+				}
+			}
+		case *Or:
+			for _, k := range x.Children {
+				if err := walk(k, negated); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+	if err := walk(root, false); err != nil {
+		return nil, err
+	}
+	n := float64(s.ix.NumDocs())
+	c.idf = make([]float64, len(c.terms))
+	for i, t := range c.terms {
+		df := 0
+		for _, seg := range s.ix.Segments() {
+			if id, ok := seg.Lookup(t); ok {
+				df += seg.DF(id)
+			}
+		}
+		c.idf[i] = bm25IDF(n, float64(df))
+	}
+	return c, nil
+}
+
+// segResult is one segment's part of an answer.
+type segResult struct {
+	candidates, hits int
+	top              topK
+	match, verify    time.Duration
+	rank             time.Duration
+	err              error
+}
+
+// Search runs a query: match, verify, rank, and snippets for the page.
+func (s *Searcher) Search(ctx context.Context, req Request) (*Result, error) {
+	start := time.Now()
+	if req.Limit <= 0 {
+		req.Limit = DefaultLimit
+	}
+	req.Offset = max(0, req.Offset)
+	q, err := s.compile(req.Query)
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{Query: req.Query, Hits: []Hit{}}
+	res.Stages.Parse = time.Since(start)
+
+	segs := s.ix.Segments()
+	parts := make([]segResult, len(segs))
+	k := 0
+	if !req.CountOnly {
+		k = req.Offset + req.Limit
+	}
+	avgdl := s.ix.AvgDocLen()
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for w := 0; w < min(s.workers, len(segs)); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			an := s.analyzers.Get().(*tokenize.Analyzer)
+			defer s.analyzers.Put(an)
+			var cands []int32
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(segs) || ctx.Err() != nil {
+					return
+				}
+				parts[i] = s.searchSegment(segs[i], i, q, k, avgdl, an, &cands)
+			}
+		}()
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	var all topK
+	for i := range parts {
+		p := &parts[i]
+		if p.err != nil {
+			return nil, p.err
+		}
+		res.Candidates += p.candidates
+		res.Total += p.hits
+		res.Stages.Match += p.match
+		res.Stages.Verify += p.verify
+		res.Stages.Rank += p.rank
+		all.items = append(all.items, p.top.items...)
+	}
+	res.FalsePositives = res.Candidates - res.Total
+	if !req.CountOnly {
+		t := time.Now()
+		ranked := all.sorted(segs)
+		if req.Offset < len(ranked) {
+			ranked = ranked[req.Offset:min(len(ranked), req.Offset+req.Limit)]
+		} else {
+			ranked = nil
+		}
+		hl := highlightSet(q)
+		for _, sc := range ranked {
+			seg := segs[sc.seg]
+			info := seg.Doc(int(sc.doc))
+			h := Hit{Key: info.Key, Title: info.Title, Score: sc.score}
+			if req.Snippets {
+				if err := s.snippet(&h, seg, int(sc.doc), hl); err != nil {
+					return nil, err
+				}
+			}
+			res.Hits = append(res.Hits, h)
+		}
+		res.Stages.Snip = time.Since(t)
+	}
+	res.Took = time.Since(start)
+	res.TookMicros = res.Took.Microseconds()
+	return res, nil
+}
+
+// searchSegment matches, verifies and ranks one segment.
+func (s *Searcher) searchSegment(seg *index.Segment, si int, q *compiled, k int, avgdl float64, an *tokenize.Analyzer, cands *[]int32) segResult {
+	var r segResult
+	t0 := time.Now()
+	p, err := s.plan(seg, q.root, q)
+	if err != nil {
+		r.err = err
+		return r
+	}
+	if p.root.kind == kNone {
+		return r
+	}
+	c := (*cands)[:0]
+	p.match(func(doc int) { c = append(c, int32(doc)) })
+	*cands = c
+	r.candidates = len(c)
+	t1 := time.Now()
+	r.match = t1.Sub(t0)
+
+	v := newVerifier(p, an)
+	hits := c[:0] // verified hits overwrite the candidates in place
+	for _, doc := range c {
+		if !p.root.exact {
+			if err := v.load(int(doc)); err != nil {
+				r.err = err
+				return r
+			}
+			ok, err := v.check(p.root)
+			if err != nil {
+				r.err = err
+				return r
+			}
+			if !ok {
+				continue
+			}
+		}
+		hits = append(hits, doc)
+	}
+	r.hits = len(hits)
+	t2 := time.Now()
+	r.verify = t2.Sub(t1)
+	if k == 0 {
+		return r
+	}
+
+	r.top.k = k
+	for _, doc := range hits {
+		if err := v.load(int(doc)); err != nil {
+			r.err = err
+			return r
+		}
+		r.top.push(scored{score: p.bm25(v.tf, q, seg.DocTokens(int(doc)), avgdl), seg: int32(si), doc: doc})
+	}
+	r.rank = time.Since(t2)
+	return r
+}
+
+// BM25 parameters.
+const (
+	bm25K1 = 1.2
+	bm25B  = 0.75
+)
+
+func bm25IDF(n, df float64) float64 {
+	df = min(df, n)
+	return math.Log(1 + (n-df+0.5)/(df+0.5))
+}
+
+// bm25 scores a document from the frequencies of the plan's terms.
+func (p *plan) bm25(tf []uint32, q *compiled, dl int, avgdl float64) float64 {
+	norm := bm25K1 * (1 - bm25B + bm25B*float64(dl)/max(avgdl, 1e-9))
+	score := 0.0
+	for _, sl := range p.score {
+		if f := float64(tf[sl.slot]); f > 0 {
+			score += q.idf[sl.term] * f * (bm25K1 + 1) / (f + norm)
+		}
+	}
+	return score
+}
+
+// scored is a ranked candidate.
+type scored struct {
+	score float64
+	seg   int32
+	doc   int32
+}
+
+// less orders worse results first: lower score, then later document.
+func (a scored) less(b scored) bool {
+	if a.score != b.score {
+		return a.score < b.score
+	}
+	if a.seg != b.seg {
+		return a.seg > b.seg
+	}
+	return a.doc > b.doc
+}
+
+// topK keeps the k best results in a min-heap.
+type topK struct {
+	k     int
+	items []scored
+}
+
+func (t *topK) push(x scored) {
+	if len(t.items) < t.k {
+		t.items = append(t.items, x)
+		for i := len(t.items) - 1; i > 0; {
+			p := (i - 1) / 2
+			if !t.items[i].less(t.items[p]) {
+				break
+			}
+			t.items[i], t.items[p] = t.items[p], t.items[i]
+			i = p
+		}
+		return
+	}
+	if !t.items[0].less(x) {
+		return
+	}
+	t.items[0] = x
+	for i := 0; ; {
+		l, m := 2*i+1, i
+		if l < len(t.items) && t.items[l].less(t.items[m]) {
+			m = l
+		}
+		if r := l + 1; r < len(t.items) && t.items[r].less(t.items[m]) {
+			m = r
+		}
+		if m == i {
+			return
+		}
+		t.items[i], t.items[m] = t.items[m], t.items[i]
+		i = m
+	}
+}
+
+// sorted returns the results best first; ties go to the smaller key so the
+// order does not depend on how documents were split into segments.
+func (t *topK) sorted(segs []*index.Segment) []scored {
+	out := slices.Clone(t.items)
+	slices.SortFunc(out, func(a, b scored) int {
+		if a.score != b.score {
+			if a.score > b.score {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(segs[a.seg].DocKey(int(a.doc)), segs[b.seg].DocKey(int(b.doc)))
+	})
+	return out
+}
