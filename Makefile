@@ -3,7 +3,7 @@ GO      ?= go
 BIN     := bin/bitsieve
 PKGS    := ./...
 
-.PHONY: build run test bench lint clean
+.PHONY: build run test bench lint clean corpora
 
 build:
 	$(GO) build -o $(BIN) ./cmd/bitsieve
@@ -24,3 +24,8 @@ lint:
 
 clean:
 	rm -rf bin
+
+# Benchmark corpora, prepared in a cache outside the repository (docs/corpora.md):
+# make corpora [BITSIEVE_CORPORA=dir]
+corpora:
+	BITSIEVE_CORPORA='$(BITSIEVE_CORPORA)' GO='$(GO)' bash scripts/corpora.sh

@@ -82,6 +82,9 @@ func (jw *JSONLWriter) Write(d Doc) error {
 func (jw *JSONLWriter) Close() error {
 	err := jw.w.Flush()
 	if err == nil {
+		err = jw.f.Chmod(0o644) // CreateTemp makes it private
+	}
+	if err == nil {
 		err = jw.f.Sync()
 	}
 	if cerr := jw.f.Close(); err == nil {

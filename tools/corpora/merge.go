@@ -91,6 +91,9 @@ func writeFileAtomic(path string, data []byte) error {
 	}
 	_, err = f.Write(data)
 	if err == nil {
+		err = f.Chmod(0o644) // CreateTemp makes it private
+	}
+	if err == nil {
 		err = f.Sync()
 	}
 	if cerr := f.Close(); err == nil {
@@ -135,6 +138,9 @@ func runMerge(args []string) error {
 		err = bw.Flush()
 	}
 	if err == nil {
+		err = f.Chmod(0o644)
+	}
+	if err == nil {
 		err = f.Sync()
 	}
 	if cerr := f.Close(); err == nil {
@@ -147,10 +153,5 @@ func runMerge(args []string) error {
 		os.Remove(f.Name())
 		return err
 	}
-	table := formatStats(stats)
-	if err := writeFileAtomic(*statsPath, []byte(table)); err != nil {
-		return err
-	}
-	fmt.Fprint(os.Stderr, table)
-	return nil
+	return writeFileAtomic(*statsPath, []byte(formatStats(stats)))
 }
