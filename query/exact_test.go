@@ -7,7 +7,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode"
 
+	"github.com/bitsieve/bitsieve/corpus"
 	"github.com/bitsieve/bitsieve/index"
 	"github.com/bitsieve/bitsieve/tokenize"
 )
@@ -153,7 +155,46 @@ func (g *queryGen) surface() (string, bool) {
 	return "", false
 }
 
+// clean removes query-language syntax from corpus text, as a user quoting
+// a document would: quotes, parentheses, stars, leading dashes and the
+// operator keywords.
+func clean(s string) string {
+	s = strings.Map(func(r rune) rune {
+		if strings.ContainsRune(`"()*`, r) {
+			return ' '
+		}
+		return r
+	}, s)
+	f := strings.Fields(s)
+	for i, w := range f {
+		w = strings.TrimLeft(w, "-")
+		if w == "OR" || w == "AND" || w == "NOT" {
+			w = strings.ToLower(w)
+		}
+		f[i] = w
+	}
+	return strings.Join(f, " ")
+}
+
 func (g *queryGen) leaf() *gq {
+	q := g.rawLeaf()
+	if q.op == "prefix" {
+		// A prefix is letters and digits, at least 3 of them.
+		if i := strings.IndexFunc(q.text, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }); i >= 0 {
+			q.text = q.text[:i]
+		}
+		if len(q.text) < 3 {
+			q.op = "word"
+		}
+	}
+	q.text = clean(q.text)
+	if q.op != "phrase" {
+		q.text = strings.Fields(q.text + " the")[0]
+	}
+	return q
+}
+
+func (g *queryGen) rawLeaf() *gq {
 	switch x := g.r.IntN(10); {
 	case x < 6:
 		w, _ := g.surface()
@@ -269,6 +310,9 @@ func checkExact(t *testing.T, docs []index.Document, opt index.WriterOptions, n 
 			}
 			t.Fatalf("query %q: %v", qs, err)
 		}
+		if sig := signatureCandidates(t, s, qs); !subset(want, sig) {
+			t.Fatalf("query %q: the signature stage dropped true hits %v", qs, diff(want, sig))
+		}
 		if !slices.Equal(got, want) {
 			t.Fatalf("query %q (parsed %s): engine %d hits, brute force %d\nengine-only: %v\nbrute-only: %v",
 				qs, mustParse(s, qs), len(got), len(want), diff(got, want), diff(want, got))
@@ -350,4 +394,48 @@ func TestExactGeneratedDenseRows(t *testing.T) {
 	// Few rows per term and dense rows: many false positives to reject.
 	p := index.Params{Density: 0.4, SNR: 1, KMin: 1, KMax: 2}
 	checkExact(t, docs, index.WriterOptions{Params: p}, 300, 12)
+}
+
+// signatureCandidates runs only the signature stage (planning and blocked
+// matching, no verification) and returns the candidate keys, sorted.
+func signatureCandidates(t *testing.T, s *Searcher, qs string) []string {
+	q, err := s.compile(qs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keys []string
+	for _, seg := range s.ix.Segments() {
+		p, err := s.plan(seg, q.root, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.match(func(doc int) { keys = append(keys, seg.DocKey(doc)) })
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// subset reports whether every element of a (sorted) is in b (sorted).
+func subset(a, b []string) bool {
+	for _, x := range a {
+		if _, ok := slices.BinarySearch(b, x); !ok {
+			return false
+		}
+	}
+	return true
+}
+
+func TestExactSample(t *testing.T) {
+	var docs []index.Document
+	if _, err := corpus.Sample(func(d corpus.Document) error {
+		docs = append(docs, index.Document(d))
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	n := 1000
+	if testing.Short() {
+		n = 200
+	}
+	checkExact(t, docs, index.WriterOptions{}, n, 21)
 }
