@@ -1,0 +1,199 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/bitsieve/bitsieve/index"
+)
+
+// runCLI runs the command in-process and returns its exit code and output.
+func runCLI(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := run(args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+// isolate points the default index and the sample cache at temp dirs.
+func isolate(t *testing.T) {
+	t.Setenv("BITSIEVE_INDEX", "")
+	t.Setenv("XDG_DATA_HOME", t.TempDir())
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+}
+
+func writeFiles(t *testing.T, dir string, files map[string]string) {
+	t.Helper()
+	for name, body := range files {
+		p := filepath.Join(dir, name)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+var notes = map[string]string{
+	"bloom.md":      "# Bloom filters\nA Bloom filter is a compact set with false positives.\n",
+	"sig/bitfun.md": "BitFunnel keeps Bloom filter signatures in bit-sliced rows.\n",
+	"trie.txt":      "A trie indexes strings by prefix.\n",
+	"bin.dat":       "\x00\x01\x02binary",
+	".hidden":       "secret bloom",
+}
+
+func indexNotes(t *testing.T) string {
+	t.Helper()
+	src, ix := t.TempDir(), filepath.Join(t.TempDir(), "ix")
+	writeFiles(t, src, notes)
+	code, out, errs := runCLI(t, "index", "--index", ix, src)
+	if code != exitOK {
+		t.Fatalf("index: exit %d: %s", code, errs)
+	}
+	for _, want := range []string{"indexed 3 documents", "binary 1", "hidden 1"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("index summary lacks %q:\n%s", want, out)
+		}
+	}
+	return ix
+}
+
+func TestIndexAndSearch(t *testing.T) {
+	isolate(t)
+	ix := indexNotes(t)
+	code, out, _ := runCLI(t, "search", "--index", ix, "bloom filter")
+	if code != exitOK || !strings.Contains(out, "2 hits") || !strings.Contains(out, "bloom.md") || !strings.Contains(out, "sig/bitfun.md") {
+		t.Fatalf("search: exit %d\n%s", code, out)
+	}
+	code, out, _ = runCLI(t, "search", "--index", ix, "--count", "bloom -bitfunnel")
+	if code != exitOK || strings.TrimSpace(out) != "1" {
+		t.Fatalf("count: exit %d, %q", code, out)
+	}
+	code, out, _ = runCLI(t, "search", "--index", ix, "--json", `"bit sliced"`)
+	var res struct {
+		Query      string `json:"query"`
+		Total      int    `json:"total"`
+		Candidates int    `json:"candidates"`
+		TookUS     *int64 `json:"took_us"`
+		Hits       []struct {
+			Key, Title, Snippet string
+			Score               float64
+		} `json:"hits"`
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil || code != exitOK {
+		t.Fatalf("json: exit %d, %v: %s", code, err, out)
+	}
+	if res.Total != 1 || res.Hits[0].Key != "sig/bitfun.md" || res.TookUS == nil || !strings.Contains(res.Hits[0].Snippet, "bit-sliced") {
+		t.Fatalf("json result: %+v", res)
+	}
+	code, _, _ = runCLI(t, "search", "--index", ix, "zebra")
+	if code != exitNoMatch {
+		t.Fatalf("no match: exit %d, want %d", code, exitNoMatch)
+	}
+	qf := filepath.Join(t.TempDir(), "q.txt")
+	os.WriteFile(qf, []byte("bloom\n\nthe\ntrie prefix\n"), 0o644)
+	code, out, _ = runCLI(t, "search", "--index", ix, "--queries", qf)
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if code != exitOK || len(lines) != 3 || !strings.Contains(lines[1], `"error"`) {
+		t.Fatalf("--queries: exit %d\n%s", code, out)
+	}
+	for _, cmd := range []string{"stats", "check"} {
+		if code, out, errs := runCLI(t, cmd, "--index", ix); code != exitOK {
+			t.Fatalf("%s: exit %d\n%s%s", cmd, code, out, errs)
+		}
+	}
+	code, out, _ = runCLI(t, "explain", "--index", ix, "bloom filter")
+	if code != exitOK || !strings.Contains(out, "predicted fp") || !strings.Contains(out, "filter") {
+		t.Fatalf("explain: exit %d\n%s", code, out)
+	}
+}
+
+// TestBadInput: each mistake gives one clear sentence and a non-zero exit.
+func TestBadInput(t *testing.T) {
+	isolate(t)
+	ix := indexNotes(t)
+	cases := []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"missing path", []string{"index", "--index", filepath.Join(t.TempDir(), "x"), "/nonexistent/notes"}, exitError, "/nonexistent/notes"},
+		{"empty query", []string{"search", "--index", ix, "  "}, exitError, "query is empty"},
+		{"unbalanced quote", []string{"search", "--index", ix, `"bloom filter`}, exitError, "unbalanced quote"},
+		{"unbalanced paren", []string{"search", "--index", ix, `(bloom OR trie`}, exitError, "parenthes"},
+		{"stop words only", []string{"search", "--index", ix, "the of and"}, exitError, "stop word"},
+		{"only negation", []string{"search", "--index", ix, "-bloom"}, exitError, "negated"},
+		{"missing index", []string{"search", "--index", filepath.Join(t.TempDir(), "none"), "bloom"}, exitError, "no index"},
+		{"unknown command", []string{"serch", "bloom"}, exitError, "unknown command"},
+		{"unknown language", []string{"index", "--index", filepath.Join(t.TempDir(), "y"), "--lang", "klingon", "."}, exitError, "klingon"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			code, _, errs := runCLI(t, c.args...)
+			if code != c.code {
+				t.Errorf("exit %d, want %d (stderr %q)", code, c.code, errs)
+			}
+			if !strings.Contains(strings.ToLower(errs), strings.ToLower(c.want)) {
+				t.Errorf("stderr %q does not mention %q", errs, c.want)
+			}
+			if n := strings.Count(strings.TrimSpace(errs), "\n"); n != 0 {
+				t.Errorf("error is %d lines, want one sentence: %q", n+1, errs)
+			}
+		})
+	}
+}
+
+func TestUnreadableFileIsSkipped(t *testing.T) {
+	if os.Geteuid() == 0 {
+		t.Skip("running as root: permissions do not deny reads")
+	}
+	isolate(t)
+	src := t.TempDir()
+	writeFiles(t, src, map[string]string{"ok.txt": "readable words", "locked.txt": "secret words"})
+	os.Chmod(filepath.Join(src, "locked.txt"), 0)
+	code, out, errs := runCLI(t, "index", "--index", filepath.Join(t.TempDir(), "ix"), "--verbose", src)
+	if code != exitOK || !strings.Contains(out, "unreadable 1") || !strings.Contains(out, "locked.txt") {
+		t.Fatalf("exit %d\n%s%s", code, out, errs)
+	}
+}
+
+// TestCorruptSegment: search refuses a damaged index with a message naming
+// the file; check names the file and section and exits 1.
+func TestCorruptSegment(t *testing.T) {
+	isolate(t)
+	ix := indexNotes(t)
+	m, err := index.Open(ix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seg := m.Segments()[0].Name()
+	m.Close()
+	path := filepath.Join(ix, seg)
+	b, _ := os.ReadFile(path)
+	b[200] ^= 0xff // inside the terms section, after the 64-byte header and params
+	os.WriteFile(path, b, 0o644)
+
+	code, _, errs := runCLI(t, "search", "--index", ix, "bloom")
+	if code != exitError || !strings.Contains(errs, seg) || !strings.Contains(errs, "damaged") {
+		t.Fatalf("search on damaged index: exit %d, %q", code, errs)
+	}
+	code, out, _ := runCLI(t, "check", "--index", ix)
+	if code != exitNoMatch || !strings.Contains(out, seg) || !strings.Contains(out, "section") {
+		t.Fatalf("check on damaged index: exit %d\n%s", code, out)
+	}
+}
+
+func TestSampleFallback(t *testing.T) {
+	isolate(t)
+	code, out, errs := runCLI(t, "search", "--limit", "3", "white whale")
+	if code != exitOK || !strings.Contains(out, "whale") {
+		t.Fatalf("sample search: exit %d\n%s%s", code, out, errs)
+	}
+	if !strings.Contains(errs, "sample") {
+		t.Errorf("first use should say it indexes the sample: %q", errs)
+	}
+}
