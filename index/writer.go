@@ -334,15 +334,9 @@ func (w *Writer) stop() {
 // open readers keep working on their mapped snapshot.
 func (w *Writer) Commit() (WriteStats, error) {
 	w.stop()
-	classes := make([]int, 0, len(w.classes))
-	for c := range w.classes {
-		classes = append(classes, c)
-	}
-	slices.Sort(classes)
-	for _, c := range classes {
-		if b := w.classes[c]; len(b.docs) > 0 {
-			w.seal(b.docs, c)
-		}
+	groups, classes := groupLeftovers(w.classes)
+	for i, g := range groups {
+		w.seal(g, classes[i])
 	}
 	w.seals.Wait()
 	defer w.release()
