@@ -46,8 +46,8 @@ func highlights(toks []tokenize.Token, hl map[string]bool) []Range {
 
 // makeSnippet picks the window of about width bytes that holds the most
 // distinct highlighted terms (the earliest such window), widens it to word
-// boundaries, and returns it with the highlight ranges inside it. Control
-// characters become spaces; "…" marks cut ends.
+// boundaries, and returns it with the highlight ranges inside it. Whitespace
+// and control characters collapse to single spaces; "…" marks cut ends.
 func makeSnippet(text []byte, toks []tokenize.Token, hl map[string]bool, width int) (string, []Range) {
 	marks := highlights(toks, hl)
 	ws := 0
@@ -89,25 +89,34 @@ func makeSnippet(text []byte, toks []tokenize.Token, hl map[string]bool, width i
 	for we > ws && we < len(text) && !utf8.RuneStart(text[we]) {
 		we--
 	}
+	// Copy the window, turning control characters into spaces and runs of
+	// spaces into one; at[i] is where text[ws+i] lands in the snippet.
 	var out []byte
-	prefix := 0
 	if ws > 0 {
 		out = append(out, "…"...)
-		prefix = len(out)
 	}
-	for _, c := range text[ws:we] {
-		if c < 0x20 || c == 0x7f {
-			c = ' '
+	at := make([]int, we-ws+1)
+	space := false
+	for i, c := range text[ws:we] {
+		at[i] = len(out)
+		if c < 0x20 || c == 0x7f || c == ' ' {
+			if !space && len(out) > 0 {
+				out = append(out, ' ')
+			}
+			space = true
+			continue
 		}
+		space = false
 		out = append(out, c)
 	}
+	at[we-ws] = len(out)
 	if we < len(text) {
 		out = append(out, "…"...)
 	}
 	var rs []Range
 	for _, m := range marks {
 		if m.Start >= ws && m.End <= we {
-			rs = append(rs, Range{m.Start - ws + prefix, m.End - ws + prefix})
+			rs = append(rs, Range{at[m.Start-ws], at[m.End-ws]})
 		}
 	}
 	return string(validUTF8(out)), rs
