@@ -1,0 +1,824 @@
+package query
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/bitsieve/bitsieve/tokenize"
+)
+
+// Limits on a query. They keep the cost of hostile input small: parsing is
+// linear in the query's length and stops at the first limit broken, and a
+// query longer than MaxQueryBytes is refused before any word is analyzed.
+const (
+	// MaxQueryBytes is the longest query Parse accepts, in bytes.
+	MaxQueryBytes = 4096
+	// MaxTerms is the most terms a query may hold: each Term and Prefix
+	// counts one, each Phrase counts its terms. A query longer than
+	// MaxQueryBytes that has more than MaxTerms words is reported as having
+	// too many terms, the more useful of its two faults.
+	MaxTerms = 1024
+	// MaxDepth is the deepest nesting of parentheses Parse accepts.
+	MaxDepth = 32
+	// MinPrefixRunes is the shortest prefix (in characters, before the *)
+	// Parse accepts: shorter ones would expand to most of the dictionary.
+	MinPrefixRunes = 2
+)
+
+// Errors a ParseError wraps, for errors.Is. The ParseError's message is the
+// sentence to show a user; these only classify it.
+var (
+	// ErrEmptyQuery: the query holds nothing but spaces.
+	ErrEmptyQuery = errors.New("empty query")
+	// ErrNoTerms: every word of the query is a stop word or has nothing
+	// searchable (punctuation, a word longer than tokenize.MaxTokenBytes).
+	ErrNoTerms = errors.New("no searchable term")
+	// ErrSyntax: unbalanced quotes or parentheses, an operator missing an
+	// operand, an empty group or a malformed prefix.
+	ErrSyntax = errors.New("query syntax error")
+	// ErrOnlyNegated: the query would match documents that contain none of
+	// its words (it is made only of negations, or an OR has a side with
+	// nothing required).
+	ErrOnlyNegated = errors.New("query has no required word")
+	// ErrTooLarge: the query breaks MaxQueryBytes, MaxTerms or MaxDepth.
+	ErrTooLarge = errors.New("query too large")
+)
+
+// ParseError is the error Parse returns. Error gives one sentence for the
+// user; Pos locates the problem so an interface can point at it.
+type ParseError struct {
+	Query string // the query as given
+	Pos   int    // byte offset in Query of the problem
+	Msg   string // the sentence Error returns
+	Err   error  // one of the Err* values above
+}
+
+func (e *ParseError) Error() string { return e.Msg }
+
+// Unwrap returns the error's class (ErrSyntax, ErrNoTerms, ...).
+func (e *ParseError) Unwrap() error { return e.Err }
+
+// Column is the 1-based column (in characters) of Pos, as messages print it.
+func (e *ParseError) Column() int { return column(e.Query, e.Pos) }
+
+func column(q string, pos int) int {
+	pos = min(max(pos, 0), len(q))
+	return utf8.RuneCountInString(q[:pos]) + 1
+}
+
+// Parse parses a query in bitsieve's query language, analyzing its words with
+// a, which must be the analyzer of the index the query will run on. Parse
+// uses a's caches, so it is no more safe for concurrent use than a.
+//
+// The language, Google style:
+//
+//	foo bar        both words (an explicit AND is also accepted: foo AND bar)
+//	foo OR bar     either word; OR binds tighter than AND, so
+//	               a b OR c means a AND (b OR c)
+//	-foo, NOT foo  documents without foo; negates a word, phrase, prefix
+//	               or parenthesised group
+//	"foo bar"      the phrase: the words at these relative positions
+//	foo*           any term starting with foo (at least MinPrefixRunes
+//	               characters, a single word)
+//	(a OR b) c     parentheses group, up to MaxDepth deep
+//
+// AND, OR and NOT are operators only in upper case; and, or, not are ordinary
+// words (stop words in English). Parentheses and double quotes are always
+// syntax; a - is a negation only at the start of a word (foo-bar is a word)
+// and must be followed directly by what it negates.
+//
+// Every word goes through the analyzer, as the documents did. A word that
+// analyzes to one term becomes a Term; one that analyzes to several (foo-bar,
+// e.g, 日本語) becomes a Phrase of them; one that analyzes to none (a stop
+// word, punctuation, a word longer than tokenize.MaxTokenBytes) is dropped.
+// A phrase keeps the positions of its terms relative to the first kept one,
+// stop words in between included, and drops leading and trailing stop words;
+// it becomes a Term if one term is left, and is dropped if none is. A prefix
+// is the lowercased surface text (not stemmed), matched against the
+// dictionary's terms.
+//
+// The tree Parse returns is simplified: dropped words vanish from And and Or,
+// groups left empty vanish, And and Or with one child are replaced by the
+// child, an And directly inside an And (an Or inside an Or) is flattened into
+// its parent, a double negation cancels, and repeated leaves of an And or Or
+// are kept once. Nodes are pointers: *And, *Or, *Not, *Term, *Phrase,
+// *Prefix.
+//
+// The query always requires a word, so its candidates can be drawn from
+// signature rows: a leaf requires a word, an And does when one of its
+// children does, an Or when all of its children do, a Not never, and the
+// root does. Below an And that requires a word, other children need not:
+// a (-b OR -c) is accepted, -b OR -c and a OR -b alone are not.
+//
+// Errors are *ParseError values wrapping one of the Err* classes.
+func Parse(q string, a *tokenize.Analyzer) (Node, error) {
+	if strings.TrimSpace(q) == "" {
+		return nil, &ParseError{Query: q, Pos: 0, Err: ErrEmptyQuery,
+			Msg: "empty query: type at least one word to search for"}
+	}
+	if len(q) > MaxQueryBytes {
+		if pos, ok := nthWord(q, MaxTerms+1); ok {
+			return nil, tooManyTerms(q, pos)
+		}
+		return nil, &ParseError{Query: q, Pos: MaxQueryBytes, Err: ErrTooLarge,
+			Msg: fmt.Sprintf("query too long: it has %d bytes and the limit is %d", len(q), MaxQueryBytes)}
+	}
+	p := &parser{q: q, a: a, negPos: -1}
+	if err := p.next(); err != nil {
+		return nil, err
+	}
+	root, _, err := p.parseAnd()
+	if err != nil {
+		return nil, err
+	}
+	if p.tok.kind == tRParen {
+		return nil, p.errorf(ErrSyntax, p.tok.pos, "unbalanced parenthesis: the ) at column %d has no matching (", column(q, p.tok.pos))
+	}
+	if root == nil {
+		return nil, p.noTerms()
+	}
+	if !required(root) {
+		if or := optionalOr(root); or != nil {
+			pos := p.orPos[or]
+			return nil, p.errorf(ErrOnlyNegated, pos,
+				"the OR at column %d would match documents that contain none of the query's words: give each of its sides a word that is not negated, or add one outside it", column(q, pos))
+		}
+		msg := "a query needs at least one word that is not negated"
+		switch len(p.dropped) {
+		case 0:
+		case 1:
+			msg += fmt.Sprintf(" (%s is ignored as a stop word or not searchable)", p.droppedList())
+		default:
+			msg += fmt.Sprintf(" (%s are ignored as stop words or not searchable)", p.droppedList())
+		}
+		return nil, p.errorf(ErrOnlyNegated, max(p.negPos, 0), "%s", msg)
+	}
+	return root, nil
+}
+
+// Token kinds of the query lexer.
+type tokKind uint8
+
+const (
+	tEOF    tokKind = iota
+	tWord           // a bare word, possibly ending in * (a prefix)
+	tPhrase         // "..."; text is the content without the quotes
+	tLParen
+	tRParen
+	tAnd
+	tOr
+	tNot
+	tMinus // a - at the start of a word
+)
+
+type token struct {
+	kind tokKind
+	pos  int    // byte offset of the token in the query
+	text string // a word, or a phrase's content
+}
+
+type parser struct {
+	q   string
+	a   *tokenize.Analyzer
+	off int   // lexer position: the byte after tok
+	tok token // current token
+
+	depth   int
+	terms   int
+	negPos  int         // first negation operator, -1 if none
+	orPos   map[*Or]int // each Or's first OR operator, for messages
+	dropped []string    // words that analyzed to nothing, for the no-terms message
+	dropPos int         // position of the first dropped word
+	buf     []byte      // scratch: a word as bytes for the analyzer
+	toks    []tokenize.Token
+}
+
+func (p *parser) errorf(class error, pos int, format string, args ...any) *ParseError {
+	return &ParseError{Query: p.q, Pos: pos, Err: class, Msg: fmt.Sprintf(format, args...)}
+}
+
+func tooManyTerms(q string, pos int) *ParseError {
+	return &ParseError{Query: q, Pos: pos, Err: ErrTooLarge,
+		Msg: fmt.Sprintf("too many terms: a query may have at most %d terms, and the limit is passed at column %d",
+			MaxTerms, column(q, pos))}
+}
+
+// nthWord returns the offset of the n-th space-separated word of q (1-based).
+// It reads no further than that word, so it is cheap on huge input.
+func nthWord(q string, n int) (int, bool) {
+	inWord := false
+	for i, r := range q {
+		if unicode.IsSpace(r) {
+			inWord = false
+			continue
+		}
+		if !inWord {
+			inWord = true
+			if n--; n == 0 {
+				return i, true
+			}
+		}
+	}
+	return 0, false
+}
+
+// next reads the next token into p.tok.
+func (p *parser) next() error {
+	q, i := p.q, p.off
+	for i < len(q) {
+		r, size := utf8.DecodeRuneInString(q[i:])
+		if !unicode.IsSpace(r) {
+			break
+		}
+		i += size
+	}
+	if i == len(q) {
+		p.tok, p.off = token{kind: tEOF, pos: i}, i
+		return nil
+	}
+	switch q[i] {
+	case '(':
+		p.tok, p.off = token{kind: tLParen, pos: i}, i+1
+	case ')':
+		p.tok, p.off = token{kind: tRParen, pos: i}, i+1
+	case '"':
+		j := strings.IndexByte(q[i+1:], '"')
+		if j < 0 {
+			return p.errorf(ErrSyntax, i, "unbalanced quote: the phrase starting at column %d is never closed", column(q, i))
+		}
+		p.tok, p.off = token{kind: tPhrase, pos: i, text: q[i+1 : i+1+j]}, i+2+j
+	case '-':
+		if i+1 < len(q) {
+			r, _ := utf8.DecodeRuneInString(q[i+1:])
+			if !unicode.IsSpace(r) && r != ')' {
+				p.tok, p.off = token{kind: tMinus, pos: i}, i+1
+				return nil
+			}
+		}
+		return p.errorf(ErrSyntax, i, "the - at column %d must be followed directly, without a space, by the word, phrase, prefix or group to exclude", column(q, i))
+	default:
+		j := wordEnd(q, i)
+		t := token{kind: tWord, pos: i, text: q[i:j]}
+		switch t.text {
+		case "AND":
+			t.kind = tAnd
+		case "OR":
+			t.kind = tOr
+		case "NOT":
+			t.kind = tNot
+		}
+		p.tok, p.off = t, j
+	}
+	return nil
+}
+
+// wordEnd returns the end of the bare word starting at q[i]: the first space,
+// parenthesis or double quote. A double quote between two Hebrew letters is
+// part of the word, as in the segmenter (צה"ל is one word).
+func wordEnd(q string, i int) int {
+	start := i
+	for i < len(q) {
+		r, size := utf8.DecodeRuneInString(q[i:])
+		switch {
+		case unicode.IsSpace(r) || r == '(' || r == ')':
+			return i
+		case r == '"':
+			prev, _ := utf8.DecodeLastRuneInString(q[start:i])
+			next, _ := utf8.DecodeRuneInString(q[i+1:])
+			if i == start || !isHebrewLetter(prev) || !isHebrewLetter(next) {
+				return i
+			}
+		}
+		i += size
+	}
+	return i
+}
+
+func isHebrewLetter(r rune) bool { return unicode.Is(unicode.Hebrew, r) && unicode.IsLetter(r) }
+
+// endsOperand reports whether the current token cannot start an operand.
+func (p *parser) endsOperand() bool {
+	switch p.tok.kind {
+	case tEOF, tRParen, tAnd, tOr:
+		return true
+	}
+	return false
+}
+
+// parseAnd parses a sequence of OR-expressions, ANDed, up to the end of the
+// query or a closing parenthesis. n counts the operands as written, before
+// any was dropped, so that () can be told from (the).
+func (p *parser) parseAnd() (node Node, n int, err error) {
+	var items []Node
+	for {
+		switch p.tok.kind {
+		case tEOF, tRParen:
+			return makeAnd(items), n, nil
+		case tAnd:
+			pos := p.tok.pos
+			if n == 0 {
+				return nil, 0, p.errorf(ErrSyntax, pos, "the AND at column %d has nothing on its left: it needs a word, phrase, prefix or group on each side", column(p.q, pos))
+			}
+			if err := p.next(); err != nil {
+				return nil, 0, err
+			}
+			if p.endsOperand() {
+				return nil, 0, p.errorf(ErrSyntax, pos, "the AND at column %d has nothing on its right: it needs a word, phrase, prefix or group on each side", column(p.q, pos))
+			}
+			continue
+		case tOr:
+			pos := p.tok.pos
+			return nil, 0, p.errorf(ErrSyntax, pos, "the OR at column %d has nothing on its left: it needs a word, phrase, prefix or group on each side", column(p.q, pos))
+		}
+		item, err := p.parseOr()
+		if err != nil {
+			return nil, 0, err
+		}
+		n++
+		if item != nil {
+			items = append(items, item)
+		}
+	}
+}
+
+// parseOr parses unary expressions separated by OR.
+func (p *parser) parseOr() (Node, error) {
+	first, err := p.parseUnary()
+	if err != nil || p.tok.kind != tOr {
+		return first, err
+	}
+	items := []Node{first}
+	orPos := p.tok.pos
+	for p.tok.kind == tOr {
+		pos := p.tok.pos
+		if err := p.next(); err != nil {
+			return nil, err
+		}
+		if p.endsOperand() {
+			return nil, p.errorf(ErrSyntax, pos, "the OR at column %d has nothing on its right: it needs a word, phrase, prefix or group on each side", column(p.q, pos))
+		}
+		item, err := p.parseUnary()
+		if err != nil {
+			return nil, err
+		}
+		items = append(items, item)
+	}
+	return p.makeOr(items, orPos), nil
+}
+
+// parseUnary parses any number of negations and the operand they apply to.
+// Negations are counted, not nested, so a long run of them costs no stack.
+func (p *parser) parseUnary() (Node, error) {
+	neg := false
+	for p.tok.kind == tNot || p.tok.kind == tMinus {
+		op := p.tok
+		if err := p.next(); err != nil {
+			return nil, err
+		}
+		if p.endsOperand() {
+			name := "NOT"
+			if op.kind == tMinus {
+				name = "-"
+			}
+			return nil, p.errorf(ErrSyntax, op.pos, "the %s at column %d has nothing after it: it must be followed by the word, phrase, prefix or group to exclude", name, column(p.q, op.pos))
+		}
+		if p.negPos < 0 {
+			p.negPos = op.pos
+		}
+		neg = !neg
+	}
+	n, err := p.parsePrimary()
+	if err != nil || !neg {
+		return n, err
+	}
+	return negate(n), nil
+}
+
+// parsePrimary parses a word, a phrase or a parenthesised group.
+func (p *parser) parsePrimary() (Node, error) {
+	t := p.tok
+	var n Node
+	var err error
+	switch t.kind {
+	case tWord:
+		if strings.HasSuffix(t.text, "*") {
+			n, err = p.prefix(t)
+		} else {
+			n, err = p.analyze(t.text, t.pos, t.text)
+		}
+	case tPhrase:
+		n, err = p.analyze(t.text, t.pos, `"`+t.text+`"`)
+	case tLParen:
+		p.depth++
+		if p.depth > MaxDepth {
+			return nil, p.errorf(ErrTooLarge, t.pos, "too deeply nested: the ( at column %d opens more than %d levels of parentheses", column(p.q, t.pos), MaxDepth)
+		}
+		if err := p.next(); err != nil {
+			return nil, err
+		}
+		var count int
+		n, count, err = p.parseAnd()
+		if err != nil {
+			return nil, err
+		}
+		if p.tok.kind != tRParen {
+			return nil, p.errorf(ErrSyntax, t.pos, "unbalanced parenthesis: the ( at column %d is never closed", column(p.q, t.pos))
+		}
+		if count == 0 {
+			return nil, p.errorf(ErrSyntax, t.pos, "empty group: the parentheses at column %d contain nothing", column(p.q, t.pos))
+		}
+		p.depth--
+	default:
+		// The callers only call parsePrimary on a token that starts an operand.
+		return nil, p.errorf(ErrSyntax, t.pos, "unexpected %q at column %d", t.text, column(p.q, t.pos))
+	}
+	if err != nil {
+		return nil, err
+	}
+	return n, p.next()
+}
+
+// analyze turns a word or a phrase's text into a Term, a Phrase, or nil when
+// nothing in it is searchable. pos is the text's offset in the query; shown
+// is how to name the text if it is dropped.
+func (p *parser) analyze(text string, pos int, shown string) (Node, error) {
+	p.buf = append(p.buf[:0], text...)
+	p.toks = p.a.Analyze(p.toks[:0], p.buf)
+	toks := p.toks
+	if len(toks) == 0 {
+		p.drop(shown, pos)
+		return nil, nil
+	}
+	if err := p.count(len(toks), pos); err != nil {
+		return nil, err
+	}
+	if len(toks) == 1 {
+		return &Term{Term: toks[0].Term, Word: text[toks[0].Start:toks[0].End]}, nil
+	}
+	ph := &Phrase{
+		Terms:   make([]string, len(toks)),
+		Offsets: make([]int, len(toks)),
+		Text:    text[toks[0].Start:toks[len(toks)-1].End],
+	}
+	for i, t := range toks {
+		ph.Terms[i] = t.Term
+		ph.Offsets[i] = t.Pos - toks[0].Pos
+	}
+	return ph, nil
+}
+
+// prefix turns a word ending in * into a Prefix.
+func (p *parser) prefix(t token) (Node, error) {
+	surface := strings.TrimRight(t.text, "*")
+	if utf8.RuneCountInString(surface) < MinPrefixRunes {
+		return nil, p.errorf(ErrSyntax, t.pos, "prefix too short: %q at column %d needs at least %d characters before the *", t.text, column(p.q, t.pos), MinPrefixRunes)
+	}
+	p.buf = bytes.ToLower(append(p.buf[:0], surface...))
+	lower := string(p.buf)
+	if _, one := p.a.Term(lower); !one || !prefixEdge(lower, true) || !prefixEdge(lower, false) {
+		return nil, p.errorf(ErrSyntax, t.pos, "prefix %q at column %d must be a single word (letters and digits) followed by *, like data*", t.text, column(p.q, t.pos))
+	}
+	if len(lower) > tokenize.MaxTokenBytes {
+		// No term is that long: the prefix is as unsearchable as a word
+		// that long, and is dropped the same way.
+		p.drop(t.text, t.pos)
+		return nil, nil
+	}
+	if err := p.count(1, t.pos); err != nil {
+		return nil, err
+	}
+	return &Prefix{Prefix: lower}, nil
+}
+
+// prefixEdge reports whether the first (or last) character of a prefix can
+// begin (or end) a word, so the prefix is nothing but the word.
+func prefixEdge(s string, first bool) bool {
+	var r rune
+	if first {
+		r, _ = utf8.DecodeRuneInString(s)
+	} else {
+		r, _ = utf8.DecodeLastRuneInString(s)
+	}
+	return unicode.IsLetter(r) || unicode.IsNumber(r) || unicode.Is(unicode.Pc, r) ||
+		(!first && unicode.IsMark(r))
+}
+
+// count adds n terms to the query's total and fails past MaxTerms.
+func (p *parser) count(n, pos int) error {
+	p.terms += n
+	if p.terms > MaxTerms {
+		return tooManyTerms(p.q, pos)
+	}
+	return nil
+}
+
+func (p *parser) drop(shown string, pos int) {
+	if len(p.dropped) == 0 {
+		p.dropPos = pos
+	}
+	p.dropped = append(p.dropped, shown)
+}
+
+// noTerms is the error for a query whose every word was dropped.
+func (p *parser) noTerms() *ParseError {
+	if len(p.dropped) == 1 {
+		return p.errorf(ErrNoTerms, p.dropPos, "no searchable term: %s is a stop word or not searchable", p.droppedList())
+	}
+	return p.errorf(ErrNoTerms, p.dropPos, "no searchable term: every word of the query (%s) is a stop word or not searchable", p.droppedList())
+}
+
+// droppedList names the dropped words, quoted, the first few only.
+func (p *parser) droppedList() string {
+	const show = 8
+	var b strings.Builder
+	for i, w := range p.dropped {
+		if i == show {
+			fmt.Fprintf(&b, " and %d more", len(p.dropped)-show)
+			break
+		}
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%q", w)
+	}
+	return b.String()
+}
+
+// makeAnd builds the And of items (nil items already removed), flattened,
+// without repeated leaves, collapsed when it has fewer than two children.
+func makeAnd(items []Node) Node {
+	var children []Node
+	for _, it := range items {
+		if and, ok := it.(*And); ok {
+			children = append(children, and.Children...)
+		} else {
+			children = append(children, it)
+		}
+	}
+	children = dedupe(children)
+	switch len(children) {
+	case 0:
+		return nil
+	case 1:
+		return children[0]
+	}
+	return &And{Children: children}
+}
+
+// makeOr is makeAnd for Or; items may hold nils (dropped words). pos is the
+// first OR operator, recorded for error messages.
+func (p *parser) makeOr(items []Node, pos int) Node {
+	var children []Node
+	for _, it := range items {
+		switch it := it.(type) {
+		case nil:
+		case *Or:
+			children = append(children, it.Children...)
+		default:
+			children = append(children, it)
+		}
+	}
+	children = dedupe(children)
+	switch len(children) {
+	case 0:
+		return nil
+	case 1:
+		return children[0]
+	}
+	or := &Or{Children: children}
+	if p.orPos == nil {
+		p.orPos = make(map[*Or]int)
+	}
+	p.orPos[or] = pos
+	return or
+}
+
+// negate returns NOT n; a double negation cancels.
+func negate(n Node) Node {
+	switch n := n.(type) {
+	case nil:
+		return nil
+	case *Not:
+		return n.Child
+	}
+	return &Not{Child: n}
+}
+
+// dedupe removes repeated leaves (and negated leaves) from children, in
+// place, keeping the first. Groups are left alone: comparing them would cost
+// more than a repeated group does.
+func dedupe(children []Node) []Node {
+	if len(children) < 2 {
+		return children
+	}
+	seen := make(map[string]bool, len(children))
+	out := children[:0]
+	for _, c := range children {
+		if k, ok := leafKey(c); ok {
+			if seen[k] {
+				continue
+			}
+			seen[k] = true
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// leafKey identifies what a leaf matches (not how it was written).
+func leafKey(n Node) (string, bool) {
+	switch n := n.(type) {
+	case *Term:
+		return "t\x00" + n.Term, true
+	case *Prefix:
+		return "p\x00" + n.Prefix, true
+	case *Phrase:
+		var b strings.Builder
+		b.WriteString("q")
+		for i, t := range n.Terms {
+			fmt.Fprintf(&b, "\x00%d\x00%s", n.Offsets[i], t)
+		}
+		return b.String(), true
+	case *Not:
+		if k, ok := leafKey(n.Child); ok {
+			return "-" + k, true
+		}
+	}
+	return "", false
+}
+
+// required reports whether every document matching n contains at least one
+// word of n: then n can be answered from the signature rows of its words.
+func required(n Node) bool {
+	switch n := n.(type) {
+	case *Term, *Phrase, *Prefix:
+		return true
+	case *And:
+		for _, c := range n.Children {
+			if required(c) {
+				return true
+			}
+		}
+		return false
+	case *Or:
+		for _, c := range n.Children {
+			if !required(c) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// optionalOr finds, in a tree that is not required, the first Or that has a
+// word that is not negated but also a side that requires nothing: the OR to
+// blame. It returns nil when the tree has no such word (only negations).
+func optionalOr(n Node) *Or {
+	switch n := n.(type) {
+	case *And:
+		for _, c := range n.Children {
+			if or := optionalOr(c); or != nil {
+				return or
+			}
+		}
+	case *Or:
+		if hasPositive(n) {
+			return n
+		}
+	}
+	return nil
+}
+
+// hasPositive reports whether n has a word outside any negation.
+func hasPositive(n Node) bool {
+	switch n := n.(type) {
+	case *Term, *Phrase, *Prefix:
+		return true
+	case *And:
+		for _, c := range n.Children {
+			if hasPositive(c) {
+				return true
+			}
+		}
+	case *Or:
+		for _, c := range n.Children {
+			if hasPositive(c) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// String renders the query canonically, in the query language: Parse of the
+// result gives the same tree (with a different Term.Word only if the tree was
+// not built by Parse). AND is implicit (a space), OR binds tighter than it,
+// negation is -, and parentheses appear only where needed:
+//
+//	a b OR c -d "x y" pre* -(e OR f) (g h) OR i
+//
+// Terms are shown as the user wrote them (Word), which re-analyzes to the
+// same term; a stemmed term would not always (allocs → alloc).
+func (n *And) String() string { return render(n) }
+
+// String renders the query; see And.String.
+func (n *Or) String() string { return render(n) }
+
+// String renders the query; see And.String.
+func (n *Not) String() string { return render(n) }
+
+// String renders the query; see And.String.
+func (n *Term) String() string { return render(n) }
+
+// String renders the query; see And.String.
+func (n *Phrase) String() string { return render(n) }
+
+// String renders the query; see And.String.
+func (n *Prefix) String() string { return render(n) }
+
+func render(n Node) string {
+	var b strings.Builder
+	write(&b, n, false)
+	return b.String()
+}
+
+// write renders n to b; inGroup tells that n is an operand of an Or or a Not,
+// where an And or Or needs parentheses.
+func write(b *strings.Builder, n Node, inGroup bool) {
+	switch n := n.(type) {
+	case *And:
+		writeList(b, n.Children, " ", true, inGroup)
+	case *Or:
+		writeList(b, n.Children, " OR ", false, inGroup)
+	case *Not:
+		b.WriteByte('-')
+		write(b, n.Child, true)
+	case *Term:
+		w := n.Word
+		if w == "" {
+			w = n.Term
+		}
+		writeWord(b, w)
+	case *Phrase:
+		text := n.Text
+		if text == "" {
+			text = strings.Join(n.Terms, " ")
+		}
+		writeWord(b, text)
+	case *Prefix:
+		b.WriteString(n.Prefix)
+		b.WriteByte('*')
+	case nil:
+		b.WriteString("<nil>")
+	default:
+		b.WriteString(n.String())
+	}
+}
+
+// writeList writes children joined by sep. Inside an And, an Or needs no
+// parentheses (it binds tighter); an And does, which only a tree not built by
+// Parse can have.
+func writeList(b *strings.Builder, children []Node, sep string, isAnd, inGroup bool) {
+	if inGroup {
+		b.WriteByte('(')
+	}
+	for i, c := range children {
+		if i > 0 {
+			b.WriteString(sep)
+		}
+		_, childAnd := c.(*And)
+		_, childOr := c.(*Or)
+		write(b, c, childAnd || (childOr && !isAnd))
+	}
+	if inGroup {
+		b.WriteByte(')')
+	}
+}
+
+// writeWord writes a word or phrase text so that it lexes back as one word
+// (the shortest form) or else as one phrase.
+func writeWord(b *strings.Builder, s string) {
+	if isBare(s) || strings.Contains(s, `"`) {
+		// A text with a double quote came from a bare word (a quoted
+		// phrase cannot hold one), so it lexes back as that word.
+		b.WriteString(s)
+		return
+	}
+	b.WriteByte('"')
+	b.WriteString(s)
+	b.WriteByte('"')
+}
+
+// isBare reports whether s, written as it is, lexes as the single bare word s.
+func isBare(s string) bool {
+	switch s {
+	case "", "AND", "OR", "NOT":
+		return false
+	}
+	return s[0] != '-' && s[0] != '"' && s[len(s)-1] != '*' && wordEnd(s, 0) == len(s)
+}
