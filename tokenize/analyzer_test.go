@@ -1,0 +1,384 @@
+package tokenize
+
+import (
+	"bytes"
+	"math/rand/v2"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/kljensen/snowball/english"
+)
+
+// tok is a Token written compactly in tables: term, position, start, end.
+func tok(term string, pos, start, end int) Token {
+	return Token{Term: term, Pos: pos, Start: start, End: end}
+}
+
+// TestAnalyzeEnglish pins the english analyzer's output on tricky input. The
+// analyzer is part of the index format: a change here changes which
+// documents a query finds in an existing index.
+func TestAnalyzeEnglish(t *testing.T) {
+	tests := []struct {
+		name string
+		text string
+		want []Token
+	}{
+		{"empty", "", nil},
+		{"spaces and punctuation only", " \t\n.,;!? -- ... ", nil},
+		{"stemming", "The running foxes", []Token{tok("run", 1, 4, 11), tok("fox", 2, 12, 17)}},
+		{"mixed case", "MiXeD CaSe RUNNING", []Token{tok("mix", 0, 0, 5), tok("case", 1, 6, 10), tok("run", 2, 11, 18)}},
+
+		// Stop words are dropped but keep their position.
+		{"stop words count", "the quick brown fox of the year", []Token{
+			tok("quick", 1, 4, 9), tok("brown", 2, 10, 15), tok("fox", 3, 16, 19), tok("year", 6, 27, 31)}},
+		{"all stop words", "to be or not to be", nil},
+		{"single letters", "a b i s t x", []Token{tok("b", 1, 2, 3), tok("x", 5, 10, 11)}},
+
+		// Apostrophes: stop words are checked before stemming, so it's is a
+		// term (the stemmer then strips 's) while it is a stop word.
+		{"it's", "it's it", []Token{tok("it", 0, 0, 4)}},
+		{"curly apostrophe", "it’s O’Neil's", []Token{tok("it", 0, 0, 6), tok("o'neil", 1, 7, 17)}},
+		{"contractions", "don't can't I'M you're he's", []Token{
+			tok("don't", 0, 0, 5), tok("can't", 1, 6, 11), tok("i'm", 2, 12, 15), tok("you'r", 3, 16, 22), tok("he", 4, 23, 27)}},
+		{"elision", "l'homme", []Token{tok("l'homm", 0, 0, 7)}},
+		{"quotes around a word", "'quoted'", []Token{tok("quot", 0, 1, 7)}},
+
+		// Hyphens split words; underscores and a colon or a dot between
+		// letters join them.
+		{"hyphen", "foo-bar foo--bar", []Token{tok("foo", 0, 0, 3), tok("bar", 1, 4, 7), tok("foo", 2, 8, 11), tok("bar", 3, 13, 16)}},
+		{"underscore", "mutex_unlock __init__ _x", []Token{tok("mutex_unlock", 0, 0, 12), tok("__init__", 1, 13, 21), tok("_x", 2, 22, 24)}},
+		{"colon between letters", "a:b foo:bar :foo foo:", []Token{tok("a:b", 0, 0, 3), tok("foo:bar", 1, 4, 11), tok("foo", 2, 13, 16), tok("foo", 3, 17, 20)}},
+		{"colon between digits", "12:30", []Token{tok("12", 0, 0, 2), tok("30", 1, 3, 5)}},
+		{"dots", "e.g. U.S.A. x.y", []Token{tok("e.g", 0, 0, 3), tok("u.s.a", 1, 5, 10), tok("x.i", 2, 12, 15)}},
+
+		// Numbers keep their inner separators.
+		{"numbers", "3.14 1,000 1.000,5 v1.2.3 .5 $5 50% -3", []Token{
+			tok("3.14", 0, 0, 4), tok("1,000", 1, 5, 10), tok("1.000,5", 2, 11, 18), tok("v1.2.3", 3, 19, 25),
+			tok("5", 4, 27, 28), tok("5", 5, 30, 31), tok("50", 6, 32, 34), tok("3", 7, 37, 38)}},
+		{"letters and digits", "12abc abc12 3rd", []Token{tok("12abc", 0, 0, 5), tok("abc12", 1, 6, 11), tok("3rd", 2, 12, 15)}},
+
+		// Ideographs and hiragana are one segment per character; katakana
+		// and hangul runs are one segment.
+		{"han", "日本語", []Token{tok("日", 0, 0, 3), tok("本", 1, 3, 6), tok("語", 2, 6, 9)}},
+		{"hiragana", "ひらがな", []Token{tok("ひ", 0, 0, 3), tok("ら", 1, 3, 6), tok("が", 2, 6, 9), tok("な", 3, 9, 12)}},
+		{"katakana", "カタカナ ﾃｽﾄ", []Token{tok("カタカナ", 0, 0, 12), tok("ﾃｽﾄ", 1, 13, 22)}},
+		{"han and kana", "漢字かな", []Token{tok("漢", 0, 0, 3), tok("字", 1, 3, 6), tok("か", 2, 6, 9), tok("な", 3, 9, 12)}},
+		{"hangul", "한국어", []Token{tok("한국어", 0, 0, 9)}},
+
+		// Other scripts and Unicode details.
+		{"accents", "naïve Café résumé", []Token{tok("naïv", 0, 0, 6), tok("café", 1, 7, 12), tok("résumé", 2, 13, 21)}},
+		{"combining accent", "e\u0301", []Token{tok("e\u0301", 0, 0, 3)}},
+		{"lowercase", "ÉCOLE Straße ẞ İstanbul", []Token{tok("école", 0, 0, 6), tok("straße", 1, 7, 14), tok("ß", 2, 15, 18), tok("istanbul", 3, 19, 28)}},
+		{"hebrew gershayim", `צה"ל`, []Token{tok(`צה"ל`, 0, 0, 7)}},
+		{"emoji", "😀 emoji👍ok", []Token{tok("emoji", 0, 5, 10), tok("ok", 1, 14, 16)}},
+		{"line breaks", "foo\r\nbar\u2028baz", []Token{tok("foo", 0, 0, 3), tok("bar", 1, 5, 8), tok("baz", 2, 11, 14)}},
+		{"zero width joiner", "foo\u200dbar", []Token{tok("foo\u200dbar", 0, 0, 9)}},
+
+		// Quirks of segment v0.9.1, kept because documents and queries
+		// share them: full-width digits and Thai are not word characters.
+		{"full-width", "ＡＢＣ１２３ x", []Token{tok("ａｂｃ", 0, 0, 9), tok("x", 1, 19, 20)}},
+		{"thai", "สวัสดี x", []Token{tok("x", 0, 19, 20)}},
+	}
+	a := MustNew("english")
+	for _, tt := range tests {
+		got := a.Analyze(nil, []byte(tt.text))
+		if !slices.Equal(got, tt.want) {
+			t.Errorf("%s: Analyze(%q) =\n\t%v\nwant\n\t%v", tt.name, tt.text, got, tt.want)
+		}
+		// A fresh analyzer (cold cache) must agree with the warm one.
+		if cold := MustNew("english").Analyze(nil, []byte(tt.text)); !slices.Equal(cold, got) {
+			t.Errorf("%s: a fresh analyzer gives %v, a used one %v", tt.name, cold, got)
+		}
+	}
+}
+
+func TestAnalyzeLongTokens(t *testing.T) {
+	a := MustNew("english")
+	x64, x65 := strings.Repeat("x", MaxTokenBytes), strings.Repeat("x", MaxTokenBytes+1)
+	text := x64 + " " + x65 + " foo"
+	want := []Token{tok(x64, 0, 0, 64), tok("foo", 2, 131, 134)}
+	if got := a.Analyze(nil, []byte(text)); !slices.Equal(got, want) {
+		t.Errorf("Analyze(64 x, 65 x, foo) = %v", got)
+	}
+
+	// The limit is on bytes, after lowercasing: 32 é are 64 bytes, 33 are
+	// 66; 30 Ⱥ are 60 bytes but lowercase to 30 ⱥ, 90 bytes.
+	e32, e33, a30 := strings.Repeat("é", 32), strings.Repeat("é", 33), strings.Repeat("Ⱥ", 30)
+	text = e32 + " " + e33 + " " + a30 + " y"
+	want = []Token{tok(e32, 0, 0, 64), tok("y", 3, len(text)-1, len(text))}
+	if got := a.Analyze(nil, []byte(text)); !slices.Equal(got, want) {
+		t.Errorf("Analyze(32 é, 33 é, 30 Ⱥ, y) = %v", got)
+	}
+}
+
+func TestAnalyzeInvalidUTF8(t *testing.T) {
+	a := MustNew("english")
+	// Bytes that are not UTF-8 separate words like spaces; the rest of the
+	// text is still analyzed and offsets index the original text.
+	text := "foo\xffbar baz \xc3 qux \xe6\x97 end\xed\xa0\x80ing"
+	want := []Token{
+		tok("foo", 0, 0, 3), tok("bar", 1, 4, 7), tok("baz", 2, 8, 11), tok("qux", 3, 14, 17),
+		tok("end", 4, 21, 24), tok("ing", 5, 27, 30),
+	}
+	got := a.Analyze(nil, []byte(text))
+	if !slices.Equal(got, want) {
+		t.Errorf("Analyze(%q) =\n\t%v\nwant\n\t%v", text, got, want)
+	}
+	// A valid encoding of U+FFFD is text, not an invalid byte.
+	if got := a.Analyze(nil, []byte("a\uFFFDb")); len(got) != 1 || got[0].Term != "b" {
+		t.Errorf("Analyze(a U+FFFD b) = %v", got)
+	}
+	// A long text with invalid bytes throughout loses nothing.
+	var b strings.Builder
+	for i := range 5000 {
+		b.WriteString("word")
+		b.WriteByte(byte(0x80 + i%64))
+	}
+	if got := a.Analyze(nil, []byte(b.String())); len(got) != 5000 || got[4999].Pos != 4999 {
+		t.Errorf("5000 words separated by invalid bytes: %d tokens", len(got))
+	}
+}
+
+func TestAnalyzeAppends(t *testing.T) {
+	a := MustNew("english")
+	dst := []Token{tok("keep", 7, 0, 4)}
+	got := a.Analyze(dst, []byte("running fox"))
+	want := []Token{tok("keep", 7, 0, 4), tok("run", 0, 0, 7), tok("fox", 1, 8, 11)}
+	if !slices.Equal(got, want) {
+		t.Errorf("Analyze appended to %v: %v", dst, got)
+	}
+	terms := a.Terms([]string{"keep"}, []byte("The running foxes run"))
+	if want := []string{"keep", "run", "fox", "run"}; !slices.Equal(terms, want) {
+		t.Errorf("Terms = %q, want %q", terms, want)
+	}
+}
+
+func TestTerm(t *testing.T) {
+	a := MustNew("english")
+	tests := []struct {
+		word string
+		term string
+		ok   bool
+	}{
+		{"running", "run", true},
+		{"Running", "run", true},
+		{"it's", "it", true},
+		{"mutex_unlock", "mutex_unlock", true},
+		{"the", "", true}, // one word, a stop word
+		{strings.Repeat("x", MaxTokenBytes+1), "", true},
+		{"foo.", "foo", true}, // one word and punctuation
+		{"foo-bar", "bar", false},
+		{"日本", "本", false},
+		{"", "", false},
+		{"...", "", false},
+	}
+	for _, tt := range tests {
+		term, ok := a.Term(tt.word)
+		if term != tt.term || ok != tt.ok {
+			t.Errorf("Term(%q) = %q, %v; want %q, %v", tt.word, term, ok, tt.term, tt.ok)
+		}
+	}
+}
+
+// TestStemNotIdempotent records why queries are analyzed from the user's
+// words and never from stored terms: stemming a stem can change it again.
+func TestStemNotIdempotent(t *testing.T) {
+	a := MustNew("english")
+	got := a.Terms(nil, []byte("allocs alloc parse pars par"))
+	if want := []string{"alloc", "alloc", "pars", "par", "par"}; !slices.Equal(got, want) {
+		t.Errorf("Terms = %q, want %q", got, want)
+	}
+}
+
+func TestLanguages(t *testing.T) {
+	samples := map[string]struct {
+		text string
+		want []Token
+	}{
+		"english":   {"The running foxes", []Token{tok("run", 1, 4, 11), tok("fox", 2, 12, 17)}},
+		"french":    {"Les chats mangeaient", []Token{tok("le", 0, 0, 3), tok("chat", 1, 4, 9), tok("mang", 2, 10, 20)}},
+		"hungarian": {"A kutyák futottak", []Token{tok("kutya", 1, 2, 9), tok("futott", 2, 10, 18)}},
+		"norwegian": {"Og hundene løper", []Token{tok("hund", 1, 3, 10), tok("løp", 2, 11, 17)}},
+		"russian":   {"И собаки бегали", []Token{tok("собак", 1, 3, 15), tok("бега", 2, 16, 28)}},
+		"spanish":   {"El perros corriendo", []Token{tok("perr", 1, 3, 9), tok("corr", 2, 10, 19)}},
+		"swedish":   {"Och hundarna springer", []Token{tok("hund", 1, 4, 12), tok("spring", 2, 13, 21)}},
+	}
+	names := Languages()
+	if !slices.IsSorted(names) {
+		t.Errorf("Languages() = %q, not sorted", names)
+	}
+	for _, name := range names {
+		a, err := New(name)
+		if err != nil {
+			t.Errorf("New(%q): %v", name, err)
+			continue
+		}
+		if a.Name() != name {
+			t.Errorf("New(%q).Name() = %q", name, a.Name())
+		}
+		s, ok := samples[name]
+		if !ok {
+			t.Errorf("language %q has no sample in this test", name)
+			continue
+		}
+		if got := a.Analyze(nil, []byte(s.text)); !slices.Equal(got, s.want) {
+			t.Errorf("%s: Analyze(%q) = %v, want %v", name, s.text, got, s.want)
+		}
+	}
+	if len(samples) != len(names) {
+		t.Errorf("samples for %d languages, Languages() has %d", len(samples), len(names))
+	}
+
+	a, err := New("")
+	if err != nil || a.Name() != DefaultLanguage {
+		t.Errorf(`New("") = %v, %v; want the %s analyzer`, a, err, DefaultLanguage)
+	}
+	for _, bad := range []string{"klingon", "English", "en"} {
+		_, err := New(bad)
+		if err == nil {
+			t.Errorf("New(%q) succeeded", bad)
+			continue
+		}
+		msg := err.Error()
+		if !strings.Contains(msg, `"`+bad+`"`) || !strings.Contains(msg, strings.Join(names, ", ")) {
+			t.Errorf("New(%q): %q does not name the language and the known ones", bad, msg)
+		}
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("MustNew(klingon) did not panic")
+		}
+	}()
+	MustNew("klingon")
+}
+
+// TestHash pins term hashes: they choose signature rows on disk.
+func TestHash(t *testing.T) {
+	for _, tt := range []struct {
+		term string
+		want uint64
+	}{
+		{"", 0xef46db3751d8e999}, // xxhash64 of nothing, seed 0
+		{"a", 0xd24ec4f1a98c6e5b},
+	} {
+		if got := Hash(tt.term); got != tt.want {
+			t.Errorf("Hash(%q) = %#x, want %#x", tt.term, got, tt.want)
+		}
+	}
+}
+
+// TestAnalyzeRandom checks the contract on random text.
+func TestAnalyzeRandom(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	a := MustNew("english")
+	n := 20000
+	if testing.Short() {
+		n = 2000
+	}
+	for range n {
+		checkAnalyze(t, a, randomText(r))
+	}
+}
+
+// FuzzAnalyze runs the same checks on fuzzed bytes.
+func FuzzAnalyze(f *testing.F) {
+	for _, s := range []string{
+		"The running foxes, it's mutex_unlock a:b 3.14 1,000",
+		"日本語 カタカナ ひらがな 한국어 ＡＢＣ１２３ สวัสดี",
+		"foo\xffbar \xc3 e\u0301 İ ẞ \u200d",
+		strings.Repeat("x", 65) + " " + strings.Repeat("é", 33),
+	} {
+		f.Add([]byte(s))
+	}
+	a := MustNew("english")
+	f.Fuzz(func(t *testing.T, text []byte) {
+		checkAnalyze(t, a, text)
+	})
+}
+
+// checkAnalyze asserts, for any text: tokens are in order and in range; each
+// token's surface is valid UTF-8 taken from the text as it was, and
+// lowercases and stems to the token's term; invalid bytes act as spaces; the
+// analyzer's cache changes nothing; Terms agrees with Analyze; and a token's
+// surface analyzed alone gives the token's term (queries rely on it).
+func checkAnalyze(t *testing.T, a *Analyzer, text []byte) {
+	t.Helper()
+	orig := bytes.Clone(text)
+	toks := a.Analyze(nil, text)
+	if !bytes.Equal(text, orig) {
+		t.Fatalf("Analyze(%q) modified its input", orig)
+	}
+	prevEnd, prevPos := 0, -1
+	for _, tk := range toks {
+		if tk.Start < prevEnd || tk.End <= tk.Start || tk.End > len(text) || tk.Pos <= prevPos {
+			t.Fatalf("Analyze(%q): token %v after end %d, pos %d", text, tk, prevEnd, prevPos)
+		}
+		prevEnd, prevPos = tk.End, tk.Pos
+		surface := text[tk.Start:tk.End]
+		if !utf8.Valid(surface) {
+			t.Fatalf("Analyze(%q): token %v spans invalid UTF-8 %q", text, tk, surface)
+		}
+		lower := string(bytes.ToLower(surface))
+		if len(lower) > MaxTokenBytes || english.IsStopWord(lower) || tk.Term != english.Stem(lower, false) {
+			t.Fatalf("Analyze(%q): token %v from %q", text, tk, surface)
+		}
+		if term, ok := a.Term(string(surface)); term != tk.Term || !ok {
+			t.Fatalf("Analyze(%q): token %v, but Term(%q) = %q, %v", text, tk, surface, term, ok)
+		}
+	}
+
+	// Invalid bytes are spaces: the text with them replaced analyzes the same.
+	clean := bytes.Clone(text)
+	for i := 0; i < len(clean); {
+		r, size := utf8.DecodeRune(clean[i:])
+		if r == utf8.RuneError && size == 1 {
+			clean[i] = ' '
+		}
+		i += size
+	}
+	if got := a.Analyze(nil, clean); !reflect.DeepEqual(got, toks) {
+		t.Fatalf("Analyze(%q) = %v, but with invalid bytes as spaces %v", text, toks, got)
+	}
+	if got := MustNew("english").Analyze(nil, text); !reflect.DeepEqual(got, toks) {
+		t.Fatalf("Analyze(%q) = %v with a used analyzer, %v with a fresh one", text, toks, got)
+	}
+	terms := a.Terms(nil, text)
+	if len(terms) != len(toks) {
+		t.Fatalf("Analyze(%q): %d tokens but %d terms", text, len(toks), len(terms))
+	}
+	for i, term := range terms {
+		if term != toks[i].Term {
+			t.Fatalf("Analyze(%q): Terms = %q, tokens %v", text, terms, toks)
+		}
+	}
+}
+
+// randomText mixes the characters that matter to segmentation and analysis:
+// word joiners, apostrophes, stop words, scripts, marks, long runs and bytes
+// that are not UTF-8.
+func randomText(r *rand.Rand) []byte {
+	pieces := []string{
+		"the", "of", "it", "it's", "running", "Foxes", "mutex_unlock", "e.g", "3.14", "1,000",
+		"a", "b", " ", " ", " ", "\n", "\t", "'", "’", ".", ",", ":", "_", "-", "\"", "(", "*",
+		"é", "e\u0301", "İ", "ẞ", "Ⱥ", "ß", "日", "本", "カ", "ひ", "한", "ﾃ", "１", "ก",
+		"צ", "\u05d4\"\u05dc", "\u200d", "\u00ad", "\ufeff", "😀", "\U0001F1FA", "\u0660",
+		"\xff", "\xc3", "\xe6\x97", "\xed\xa0\x80", "\xf4\x90\x80\x80",
+	}
+	var b []byte
+	for range r.IntN(40) {
+		switch r.IntN(20) {
+		case 0:
+			b = utf8.AppendRune(b, rune(r.IntN(0x30000)))
+		case 1:
+			b = append(b, strings.Repeat("x", 60+r.IntN(8))...)
+		case 2:
+			b = append(b, byte(r.IntN(256)))
+		default:
+			b = append(b, pieces[r.IntN(len(pieces))]...)
+		}
+	}
+	return b
+}
