@@ -408,10 +408,10 @@ func (p *parser) parsePrimary() (Node, error) {
 		if strings.HasSuffix(t.text, "*") {
 			n, err = p.prefix(t)
 		} else {
-			n, err = p.analyze(t.text, t.pos, t.text)
+			n, err = p.analyze(t.text, t.pos, t.text, false)
 		}
 	case tPhrase:
-		n, err = p.analyze(t.text, t.pos, `"`+t.text+`"`)
+		n, err = p.analyze(t.text, t.pos, `"`+t.text+`"`, true)
 	case tLParen:
 		p.depth++
 		if p.depth > MaxDepth {
@@ -444,8 +444,12 @@ func (p *parser) parsePrimary() (Node, error) {
 
 // analyze turns a word or a phrase's text into a Term, a Phrase, or nil when
 // nothing in it is searchable. pos is the text's offset in the query; shown
-// is how to name the text if it is dropped.
-func (p *parser) analyze(text string, pos int, shown string) (Node, error) {
+// is how to name the text if it is dropped. A bare word that the analyzer
+// splits (foo-bar, e.g, 日本) becomes the AND of its terms, not a phrase: an
+// unquoted query is a conjunction of the terms it analyzes to, so a line of
+// plain words means the same to bitsieve as to any tool that analyzes it.
+// Quotes ask for adjacency.
+func (p *parser) analyze(text string, pos int, shown string, phrase bool) (Node, error) {
 	p.buf = append(p.buf[:0], text...)
 	p.toks = p.a.Analyze(p.toks[:0], p.buf)
 	toks := p.toks
@@ -458,6 +462,13 @@ func (p *parser) analyze(text string, pos int, shown string) (Node, error) {
 	}
 	if len(toks) == 1 {
 		return &Term{Term: toks[0].Term, Word: text[toks[0].Start:toks[0].End]}, nil
+	}
+	if !phrase {
+		terms := make([]Node, len(toks))
+		for i, t := range toks {
+			terms[i] = &Term{Term: t.Term, Word: text[t.Start:t.End]}
+		}
+		return makeAnd(terms), nil
 	}
 	ph := &Phrase{
 		Terms:   make([]string, len(toks)),
@@ -769,7 +780,8 @@ func write(b *strings.Builder, n Node, inGroup bool) {
 		if text == "" {
 			text = strings.Join(n.Terms, " ")
 		}
-		writeWord(b, text)
+		// Only quotes make a phrase; a quoted text cannot hold a quote.
+		b.WriteString(`"` + strings.ReplaceAll(text, `"`, " ") + `"`)
 	case *Prefix:
 		b.WriteString(n.Prefix)
 		b.WriteByte('*')

@@ -61,7 +61,7 @@ func TestParseString(t *testing.T) {
 		{"foo NOT NOT NOT bar", "foo -bar"},
 		{"foo (-bar OR -baz)", "foo -bar OR -baz"},
 		{"foo OR -bar baz", "foo OR -bar baz"},
-		{"foo-bar", "foo-bar"}, // a hyphen inside a word is not a negation
+		{"foo-bar", "foo bar"}, // a hyphen inside a word is not a negation
 
 		// Phrases.
 		{`"new york"`, `"new york"`},
@@ -71,17 +71,18 @@ func TestParseString(t *testing.T) {
 		{`"the running"`, "running"},
 		{`"the of"`, ""},
 		{`foo "the of"`, "foo"},
-		{`"foo-bar"`, "foo-bar"},
+		{`"foo-bar"`, `"foo-bar"`},
 		{`""`, ""},
 		{`foo ""`, "foo"},
 		{`foo"bar baz"`, `foo "bar baz"`},
 		{`"new  york" city`, `"new  york" city`},
 
-		// Words the analyzer splits become phrases.
-		{"foo-bar baz", "foo-bar baz"},
+		// Words the analyzer splits need all their terms (quotes make a phrase).
+		{"foo-bar baz", "foo bar baz"},
 		{"e.g", "e.g"},
-		{"日本語", "日本語"},
-		{"foo-the-bar", "foo-the-bar"},
+		{"日本語", "日 本 語"},
+		{"foo-the-bar", "foo bar"},
+		{"x OR foo-bar", "x OR (foo bar)"},
 		{"the-bar", "bar"},
 		{"foo.", "foo"},
 		{"(foo)", "foo"},
@@ -158,9 +159,11 @@ func TestParseTree(t *testing.T) {
 		{"it's", &Term{Term: "it", Word: "it's"}},
 		{`"bank of america"`, &Phrase{Terms: []string{"bank", "america"}, Offsets: []int{0, 2}, Text: "bank of america"}},
 		{`"  to be the Bank of  America, "`, &Phrase{Terms: []string{"bank", "america"}, Offsets: []int{0, 2}, Text: "Bank of  America"}},
-		{"foo-bar", &Phrase{Terms: []string{"foo", "bar"}, Offsets: []int{0, 1}, Text: "foo-bar"}},
-		{"foo-the-bars", &Phrase{Terms: []string{"foo", "bar"}, Offsets: []int{0, 2}, Text: "foo-the-bars"}},
-		{"日本", &Phrase{Terms: []string{"日", "本"}, Offsets: []int{0, 1}, Text: "日本"}},
+		{"foo-bar", &And{Children: []Node{&Term{Term: "foo", Word: "foo"}, &Term{Term: "bar", Word: "bar"}}}},
+		{"foo-the-bars", &And{Children: []Node{&Term{Term: "foo", Word: "foo"}, &Term{Term: "bar", Word: "bars"}}}},
+		{"日本", &And{Children: []Node{&Term{Term: "日", Word: "日"}, &Term{Term: "本", Word: "本"}}}},
+		{`"foo-bar"`, &Phrase{Terms: []string{"foo", "bar"}, Offsets: []int{0, 1}, Text: "foo-bar"}},
+		{`"foo-the-bars"`, &Phrase{Terms: []string{"foo", "bar"}, Offsets: []int{0, 2}, Text: "foo-the-bars"}},
 		{"Data*", &Prefix{Prefix: "data"}},
 		{"foo bar OR baz -qux", &And{Children: []Node{
 			&Term{Term: "foo", Word: "foo"},
