@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -70,40 +71,51 @@ func TestGoSourceTree(t *testing.T) {
 	}
 
 	// Brute force: every file the walk reads, analyzed independently.
-	a := tokenize.MustNew("english")
-	type doc struct {
-		key   string
-		terms map[string]bool
-	}
-	var docs []doc
+	var docs []corpus.Document
 	if _, err := corpus.Walk(src, corpus.WalkOptions{}, func(d corpus.Document) error {
-		terms := map[string]bool{}
-		for _, t := range a.Terms(nil, d.Text) {
-			terms[t] = true
-		}
-		docs = append(docs, doc{d.Key, terms})
+		docs = append(docs, d)
 		return nil
 	}); err != nil {
 		t.Fatal(err)
 	}
-
 	ix, err := index.Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer ix.Close()
+	matched, total := compareConjunctions(t, ix, docs, queries)
+	t.Logf("%d queries over %d files: all equal to brute force; %d queries matched, %d hits in all", len(queries), len(docs), matched, total)
+}
+
+// compareConjunctions checks that every query's hits in ix equal a brute-force
+// conjunction of the query's distinct terms over docs (the definition of the
+// shared query sets). It returns how many queries matched and the total hits.
+func compareConjunctions(t *testing.T, ix *index.Index, docs []corpus.Document, queries []string) (matched, total int) {
+	t.Helper()
+	a := tokenize.MustNew("english")
+	type doc struct {
+		key   string
+		terms map[string]bool
+	}
+	bd := make([]doc, len(docs))
+	for i, d := range docs {
+		terms := map[string]bool{}
+		for _, t := range a.Terms(nil, d.Text) {
+			terms[t] = true
+		}
+		bd[i] = doc{d.Key, terms}
+	}
 	if ix.NumDocs() != len(docs) {
-		t.Fatalf("index holds %d documents, the walk read %d", ix.NumDocs(), len(docs))
+		t.Fatalf("index holds %d documents, brute force has %d", ix.NumDocs(), len(docs))
 	}
 	s, err := query.NewSearcher(ix)
 	if err != nil {
 		t.Fatal(err)
 	}
-	matched, total := 0, 0
 	for _, q := range queries {
 		terms := a.Terms(nil, []byte(q))
 		var want []string
-		for _, d := range docs {
+		for _, d := range bd {
 			all := true
 			for _, term := range terms {
 				if !d.terms[term] {
@@ -133,5 +145,28 @@ func TestGoSourceTree(t *testing.T) {
 		}
 		total += len(want)
 	}
-	t.Logf("%d queries over %d files: all equal to brute force; %d queries matched, %d hits in all", len(queries), len(docs), matched, total)
+	return matched, total
+}
+
+// TestSharedQueriesOnSample runs every shared query set over the embedded
+// sample and compares each result with brute force.
+func TestSharedQueriesOnSample(t *testing.T) {
+	isolate(t)
+	ix, err := openSample(io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	var docs []corpus.Document
+	if _, err := corpus.Sample(func(d corpus.Document) error {
+		docs = append(docs, d)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"wordnet-2term.txt", "wordnet-3term.txt", "debian-titles.txt"} {
+		queries := readLines(t, sharedQueries(t, name))
+		matched, total := compareConjunctions(t, ix, docs, queries)
+		t.Logf("%s: %d queries equal to brute force; %d matched, %d hits", name, len(queries), matched, total)
+	}
 }
