@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/bitsieve/bitsieve/index"
+	"github.com/bitsieve/bitsieve/index/inverted"
 	"github.com/bitsieve/bitsieve/tokenize"
 )
 
@@ -21,6 +22,7 @@ type Searcher struct {
 	ix        *index.Index
 	analyzers sync.Pool
 	workers   int
+	inv       *inverted.Index // non-nil: match from postings (NewInvertedSearcher)
 }
 
 // NewSearcher returns a Searcher over ix, analyzing queries with the
@@ -179,6 +181,10 @@ func (s *Searcher) Search(ctx context.Context, req Request) (*Result, error) {
 				i := int(next.Add(1) - 1)
 				if i >= len(segs) || ctx.Err() != nil {
 					return
+				}
+				if s.inv != nil {
+					parts[i] = s.searchSegmentInverted(segs[i], i, q, k, avgdl, an)
+					continue
 				}
 				parts[i] = s.searchSegment(segs[i], i, q, k, avgdl, an, &cands)
 			}

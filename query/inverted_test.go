@@ -1,0 +1,178 @@
+package query
+
+import (
+	"context"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/bitsieve/bitsieve/index"
+	"github.com/bitsieve/bitsieve/index/inverted"
+	"github.com/bitsieve/bitsieve/tokenize"
+)
+
+// engines builds an index of docs and returns a signature and an inverted
+// Searcher over it.
+func engines(t *testing.T, docs []index.Document, opt index.WriterOptions) (sig, inv *Searcher) {
+	t.Helper()
+	dir := t.TempDir()
+	w, err := index.Create(dir, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range docs {
+		w.Add(d)
+	}
+	if _, err := w.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	ix, err := index.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ix.Close() })
+	post, err := inverted.Build(ix, inverted.BuildOptions{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { post.Close() })
+	if sig, err = NewSearcher(ix); err != nil {
+		t.Fatal(err)
+	}
+	if inv, err = NewInvertedSearcher(ix, post); err != nil {
+		t.Fatal(err)
+	}
+	if sig.Engine() != "signature" || inv.Engine() != "inverted" {
+		t.Fatalf("engines %q and %q", sig.Engine(), inv.Engine())
+	}
+	return sig, inv
+}
+
+func matchKeys(s *Searcher, m *Matches) []string {
+	var keys []string
+	for si, docs := range m.Docs {
+		for _, d := range docs {
+			keys = append(keys, s.ix.Segments()[si].DocKey(int(d)))
+		}
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// TestInvertedEqualsSignature runs generated queries (words, phrases,
+// prefixes, AND, OR, NOT) through both engines and brute force: the match
+// sets, the counts and the ranked pages (keys and scores) must be equal.
+func TestInvertedEqualsSignature(t *testing.T) {
+	docs := genCorpus(5000, 21)
+	sig, inv := engines(t, docs, index.WriterOptions{Capacity: 1300})
+	bd := analyzeAll(docs)
+	a := tokenize.MustNew("english")
+	g := &queryGen{r: rand.New(rand.NewPCG(31, 7)), docs: docs, bd: bd}
+	ctx := context.Background()
+	ran, nonEmpty := 0, 0
+	for ran < 400 {
+		gq := g.query()
+		qs := gq.render()
+		sm, serr := sig.Matches(ctx, qs)
+		im, ierr := inv.Matches(ctx, qs)
+		if (serr == nil) != (ierr == nil) {
+			t.Fatalf("%q: signature error %v, inverted error %v", qs, serr, ierr)
+		}
+		if serr != nil {
+			if serr.Error() != ierr.Error() {
+				t.Fatalf("%q: signature error %q, inverted error %q", qs, serr, ierr)
+			}
+			continue
+		}
+		var want []string
+		for i := range bd {
+			if m, _ := gq.eval(a, &bd[i]); m {
+				want = append(want, bd[i].key)
+			}
+		}
+		slices.Sort(want)
+		if got := matchKeys(inv, im); !slices.Equal(got, want) {
+			t.Fatalf("%q (parsed %s): inverted %d matches, brute force %d\ninverted-only: %v\nbrute-only: %v",
+				qs, mustParse(sig, qs), len(got), len(want), diff(got, want), diff(want, got))
+		}
+		if got := matchKeys(sig, sm); !slices.Equal(got, want) {
+			t.Fatalf("%q: signature Matches %d, brute force %d", qs, len(got), len(want))
+		}
+		if im.Candidates != im.Total || sm.Candidates < sm.Total {
+			t.Fatalf("%q: candidates %d/%d (inverted), %d/%d (signature)", qs, im.Candidates, im.Total, sm.Candidates, sm.Total)
+		}
+		// Every hit ranked: equal lists mean equal pages of any size.
+		for _, limit := range []int{len(want) + 1} {
+			req := Request{Query: qs, Limit: limit}
+			sr, err := sig.Search(ctx, req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ir, err := inv.Search(ctx, req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if sr.Total != len(want) || ir.Total != len(want) {
+				t.Fatalf("%q: totals %d (signature), %d (inverted), want %d", qs, sr.Total, ir.Total, len(want))
+			}
+			if sr.Candidates != sm.Candidates {
+				t.Fatalf("%q: Search saw %d candidates, Matches %d: evalCounted no longer follows eval", qs, sr.Candidates, sm.Candidates)
+			}
+			if !slices.EqualFunc(sr.Hits, ir.Hits, func(a, b Hit) bool { return a.Key == b.Key && a.Score == b.Score }) {
+				t.Fatalf("%q limit %d: ranked pages differ\nsignature %v\ninverted  %v", qs, limit, hitKeys(sr.Hits), hitKeys(ir.Hits))
+			}
+		}
+		ran++
+		if len(want) > 0 {
+			nonEmpty++
+		}
+	}
+	if nonEmpty < ran/4 {
+		t.Fatalf("only %d of %d queries matched anything", nonEmpty, ran)
+	}
+	t.Logf("%d queries (%d with matches): both engines equal brute force", ran, nonEmpty)
+}
+
+func hitKeys(hs []Hit) []string {
+	out := make([]string, len(hs))
+	for i, h := range hs {
+		out[i] = h.Key
+	}
+	return out
+}
+
+// TestInvertedSnippetsAndCounts checks the parts of a Result the inverted
+// engine fills differently: no false positives, and the same snippets.
+func TestInvertedSnippetsAndCounts(t *testing.T) {
+	docs := genCorpus(2000, 5)
+	sig, inv := engines(t, docs, index.WriterOptions{})
+	ctx := context.Background()
+	for _, q := range []string{"kalo", "kalo mine", `"kalo mine"`, "kalo -mine", "ka*", "kalo OR ruvin"} {
+		sr, serr := sig.Search(ctx, Request{Query: q, Snippets: true})
+		ir, ierr := inv.Search(ctx, Request{Query: q, Snippets: true})
+		if serr != nil || ierr != nil {
+			if serr == nil || ierr == nil || serr.Error() != ierr.Error() {
+				t.Fatalf("%q: errors %v and %v", q, serr, ierr)
+			}
+			continue
+		}
+		if ir.FalsePositives != 0 || ir.Candidates != ir.Total || ir.Total != sr.Total {
+			t.Fatalf("%q: inverted total %d candidates %d fp %d; signature total %d", q, ir.Total, ir.Candidates, ir.FalsePositives, sr.Total)
+		}
+		for i := range sr.Hits {
+			if sr.Hits[i].Snippet != ir.Hits[i].Snippet || !slices.Equal(sr.Hits[i].Highlights, ir.Hits[i].Highlights) {
+				t.Fatalf("%q: hit %d snippets differ", q, i)
+			}
+		}
+	}
+}
+
+func TestNewInvertedSearcherRefusesOtherIndex(t *testing.T) {
+	docs := genCorpus(300, 6)
+	sig, _ := engines(t, docs, index.WriterOptions{})
+	_, other := engines(t, docs, index.WriterOptions{})
+	if _, err := NewInvertedSearcher(sig.Index(), other.inv); err == nil || !strings.Contains(err.Error(), "not opened for this index") {
+		t.Fatalf("postings of another index accepted: %v", err)
+	}
+}
