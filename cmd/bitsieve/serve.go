@@ -1,0 +1,91 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/bitsieve/bitsieve/web"
+)
+
+func init() {
+	register(command{"serve", "serve the search page and the JSON API over HTTP", runServe})
+}
+
+func runServe(args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("serve", "", stderr)
+	dir := indexFlag(fs)
+	addr := fs.String("addr", "127.0.0.1:8080", "address to listen on (loopback by default; 0.0.0.0:8080 serves the network)")
+	token := fs.String("write-token", "", "enable the write API, with this bearer token (default $BITSIEVE_WRITE_TOKEN; prefer the variable: flags show in ps)")
+	logFormat := fs.String("log", "text", "log format on stderr: text or json")
+	debug := fs.Bool("debug", false, "also log health, metrics and static file requests")
+	lim := web.DefaultLimits()
+	fs.IntVar(&lim.MaxConcurrent, "max-concurrent", lim.MaxConcurrent, "searches running at once; more wait")
+	fs.IntVar(&lim.MaxQueue, "max-queue", lim.MaxQueue, "requests waiting for a search; more get 429")
+	fs.DurationVar(&lim.QueueTimeout, "queue-timeout", lim.QueueTimeout, "longest wait for a search slot; then 503")
+	fs.DurationVar(&lim.SearchTimeout, "search-timeout", lim.SearchTimeout, "longest a search may run; then 503")
+	fs.Int64Var(&lim.MaxBodyBytes, "max-body", lim.MaxBodyBytes, "largest request body in bytes (write API); larger get 413")
+	fs.IntVar(&lim.MaxPageSize, "max-page-size", lim.MaxPageSize, "most hits per page (limit)")
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
+	}
+	if fs.NArg() > 0 {
+		return fail(stderr, "serve takes no arguments (got %q); the index is chosen with --index", fs.Arg(0))
+	}
+	if *token == "" {
+		*token = os.Getenv("BITSIEVE_WRITE_TOKEN")
+	}
+	level := slog.LevelInfo
+	if *debug {
+		level = slog.LevelDebug
+	}
+	var h slog.Handler
+	switch *logFormat {
+	case "text":
+		h = slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level})
+	case "json":
+		h = slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: level})
+	default:
+		return fail(stderr, "--log must be text or json, not %q", *logFormat)
+	}
+	logger := slog.New(h)
+
+	ix, err := openIndex(*dir, stderr)
+	if err != nil {
+		return fail(stderr, "%v", err)
+	}
+	sample := ix.Dir() == sampleDir()
+	srv, err := web.New(web.Options{Dir: ix.Dir(), Index: ix, Sample: sample, WriteToken: *token, Limits: lim, Logger: logger})
+	if err != nil {
+		ix.Close()
+		return fail(stderr, "%v", err)
+	}
+	defer srv.Close()
+
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		return fail(stderr, "cannot listen on %s: %v", *addr, err)
+	}
+	if host, _, err := net.SplitHostPort(ln.Addr().String()); err == nil {
+		if ip := net.ParseIP(host); ip != nil && !ip.IsLoopback() {
+			logger.Warn("listening beyond loopback: anyone who can reach this address can search the index", "address", ln.Addr().String())
+		}
+	}
+	fmt.Fprintf(stderr, "bitsieve: serving %d documents at http://%s/ (Ctrl-C to stop)\n", ix.NumDocs(), ln.Addr())
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	go func() {
+		<-ctx.Done()
+		stop() // a second Ctrl-C stops at once
+	}()
+	if err := srv.Serve(ctx, ln); err != nil {
+		return fail(stderr, "%v", err)
+	}
+	return exitOK
+}

@@ -1,0 +1,261 @@
+package web
+
+import (
+	"context"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/bitsieve/bitsieve/index"
+	"github.com/bitsieve/bitsieve/query"
+	"github.com/labstack/echo/v5"
+)
+
+// searchResponse is the body of GET /api/search.
+type searchResponse struct {
+	Query          string       `json:"query"`
+	Total          int          `json:"total"`
+	Candidates     int          `json:"candidates"`
+	FalsePositives int          `json:"false_positives"`
+	TookMicros     int64        `json:"took_us"`
+	Offset         int          `json:"offset"`
+	Limit          int          `json:"limit"`
+	Generation     uint64       `json:"generation"`
+	Hits           []apiHit     `json:"hits"`
+	Stages         query.Stages `json:"stages"`
+}
+
+// apiHit is one hit; highlights are byte ranges of snippet, always present.
+type apiHit struct {
+	Key        string        `json:"key"`
+	Title      string        `json:"title"`
+	Score      float64       `json:"score"`
+	Snippet    string        `json:"snippet"`
+	Highlights []query.Range `json:"highlights"`
+}
+
+func (s *Server) apiSearch(c *echo.Context) error {
+	sn, err := s.acquire()
+	if err != nil {
+		return err
+	}
+	defer sn.release()
+	q := c.QueryParam("q")
+	limit, err := intParam(c, "limit", query.DefaultLimit, 1, s.limits.MaxPageSize)
+	if err != nil {
+		return err
+	}
+	offset, err := intParam(c, "offset", 0, 0, s.limits.MaxOffset)
+	if err != nil {
+		return err
+	}
+	snippets, err := boolParam(c, "snippets", true)
+	if err != nil {
+		return err
+	}
+	res, err := s.search(c.Request().Context(), sn, query.Request{Query: q, Limit: limit, Offset: offset, Snippets: snippets})
+	if err != nil {
+		return err
+	}
+	out := searchResponse{Query: res.Query, Total: res.Total, Candidates: res.Candidates, FalsePositives: res.FalsePositives,
+		TookMicros: res.TookMicros, Offset: offset, Limit: limit, Generation: sn.ix.Generation(),
+		Hits: make([]apiHit, len(res.Hits)), Stages: res.Stages}
+	for i, h := range res.Hits {
+		out.Hits[i] = apiHit{Key: h.Key, Title: h.Title, Score: h.Score, Snippet: h.Snippet, Highlights: h.Highlights}
+		if out.Hits[i].Highlights == nil {
+			out.Hits[i].Highlights = []query.Range{}
+		}
+	}
+	return c.JSON(http.StatusOK, out)
+}
+
+func (s *Server) apiExplain(c *echo.Context) error {
+	sn, err := s.acquire()
+	if err != nil {
+		return err
+	}
+	defer sn.release()
+	ex, err := s.explain(c.Request().Context(), sn, c.QueryParam("q"))
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, ex)
+}
+
+func (s *Server) apiDocument(c *echo.Context) error {
+	sn, err := s.acquire()
+	if err != nil {
+		return err
+	}
+	defer sn.release()
+	key, err := documentKey(c)
+	if err != nil {
+		return err
+	}
+	doc, err := s.document(sn, key, c.QueryParam("q"))
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, doc)
+}
+
+func (s *Server) apiStats(c *echo.Context) error {
+	sn, err := s.acquire()
+	if err != nil {
+		return err
+	}
+	defer sn.release()
+	return c.JSON(http.StatusOK, collectStats(sn.ix))
+}
+
+func (s *Server) healthz(c *echo.Context) error {
+	return c.JSON(http.StatusOK, map[string]any{"status": "ok", "uptime_s": int64(time.Since(s.started).Seconds())})
+}
+
+// readyz is 200 when the index is open and the snapshot served is the
+// directory's newest one, opened with every checksum verified; 503 with the
+// error when the newest MANIFEST failed to open (the previous snapshot is
+// still served).
+func (s *Server) readyz(c *echo.Context) error {
+	gen, err := s.live.ready()
+	if err != nil {
+		return c.JSON(http.StatusServiceUnavailable, map[string]any{
+			"error": "not ready", "detail": err.Error(), "serving_generation": gen})
+	}
+	sn, err := s.acquire()
+	if err != nil {
+		return err
+	}
+	defer sn.release()
+	return c.JSON(http.StatusOK, map[string]any{"status": "ready", "generation": gen,
+		"documents": sn.ix.NumDocs(), "segments": len(sn.ix.Segments())})
+}
+
+// search checks q against the limits and runs it with the search timeout.
+func (s *Server) search(ctx context.Context, sn *snapshot, req query.Request) (*query.Result, error) {
+	if err := s.checkQuery(sn, req.Query); err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, s.limits.SearchTimeout)
+	defer cancel()
+	res, err := sn.s.Search(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	s.metrics.observeSearch(res)
+	return res, nil
+}
+
+func (s *Server) explain(ctx context.Context, sn *snapshot, q string) (*query.Explanation, error) {
+	if err := s.checkQuery(sn, q); err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, s.limits.SearchTimeout)
+	defer cancel()
+	return sn.s.Explain(ctx, q)
+}
+
+// document returns a stored document by key; only indexed documents are
+// reachable (the key is looked up in the index, never used as a path).
+func (s *Server) document(sn *snapshot, key, q string) (*query.DocumentView, error) {
+	if q != "" {
+		if err := s.checkQuery(sn, q); err != nil {
+			return nil, err
+		}
+	}
+	return sn.s.Document(key, q)
+}
+
+// checkQuery enforces the server's query limits before any search work, and
+// parses q so a bad query gets the parser's message.
+func (s *Server) checkQuery(sn *snapshot, q string) error {
+	if len(q) > s.limits.MaxQueryBytes {
+		return errorf(http.StatusBadRequest, "bad query", "query too long: it has %d bytes and the limit is %d", len(q), s.limits.MaxQueryBytes)
+	}
+	root, err := sn.s.Parse(q)
+	if err != nil {
+		return err
+	}
+	terms := 0
+	var prefixes []string
+	var walk func(n query.Node)
+	walk = func(n query.Node) {
+		switch x := n.(type) {
+		case *query.Term:
+			terms++
+		case *query.Phrase:
+			terms += len(x.Terms)
+		case *query.Prefix:
+			terms++
+			prefixes = append(prefixes, x.Prefix)
+		case *query.Not:
+			walk(x.Child)
+		case *query.And:
+			for _, k := range x.Children {
+				walk(k)
+			}
+		case *query.Or:
+			for _, k := range x.Children {
+				walk(k)
+			}
+		}
+	}
+	walk(root)
+	if terms > s.limits.MaxQueryTerms {
+		return errorf(http.StatusBadRequest, "bad query", "query too large: it has %d words and the limit is %d", terms, s.limits.MaxQueryTerms)
+	}
+	// The searcher refuses a prefix that expands to more than
+	// query.MaxPrefixTerms terms in a segment; find it here, where the
+	// refusal can be told from a failure of the index.
+	for _, p := range prefixes {
+		for _, seg := range sn.ix.Segments() {
+			n := 0
+			seg.PrefixTerms(p, func(string, index.TermID) bool { n++; return n <= query.MaxPrefixTerms })
+			if n > query.MaxPrefixTerms {
+				return errorf(http.StatusBadRequest, "bad query", "prefix %s* matches more than %d terms; use a longer prefix", p, query.MaxPrefixTerms)
+			}
+		}
+	}
+	return nil
+}
+
+// documentKey is the key in /api/documents/{key}: the rest of the decoded
+// path, so keys with slashes (paths of indexed files) need no escaping
+// beyond the URL's own.
+func documentKey(c *echo.Context) (string, error) {
+	key, ok := strings.CutPrefix(c.Request().URL.Path, "/api/documents/")
+	if !ok || key == "" {
+		return "", badRequest("give the document's key: /api/documents/{key}")
+	}
+	if !utf8.ValidString(key) {
+		return "", badRequest("the document key is not valid UTF-8")
+	}
+	return key, nil
+}
+
+// intParam reads an integer query parameter in [lo, hi], def when absent.
+func intParam(c *echo.Context, name string, def, lo, hi int) (int, error) {
+	v := c.QueryParam(name)
+	if v == "" {
+		return def, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < lo || n > hi {
+		return 0, badRequest("%s must be a whole number from %d to %d, not %q", name, lo, hi, v)
+	}
+	return n, nil
+}
+
+func boolParam(c *echo.Context, name string, def bool) (bool, error) {
+	v := c.QueryParam(name)
+	if v == "" {
+		return def, nil
+	}
+	b, err := strconv.ParseBool(v)
+	if err != nil {
+		return false, badRequest("%s must be true or false, not %q", name, v)
+	}
+	return b, nil
+}

@@ -1,0 +1,107 @@
+package web
+
+import (
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/bitsieve/bitsieve/index"
+	"github.com/bitsieve/bitsieve/query"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+// metrics are the server's Prometheus metrics, in a registry of their own so
+// two servers in one process (tests) do not collide.
+type metrics struct {
+	reg *prometheus.Registry
+
+	requests *prometheus.HistogramVec // by route, method, status
+	inFlight prometheus.Gauge
+	rejected *prometheus.CounterVec // by reason
+
+	stages     *prometheus.HistogramVec // by stage
+	candidates prometheus.Histogram
+	falsePos   prometheus.Histogram
+	hits       prometheus.Histogram
+
+	docs, segments, bytes, generation prometheus.Gauge
+	ready                             prometheus.Gauge
+	reloads                           *prometheus.CounterVec // by result
+	writes                            *prometheus.CounterVec // by operation and result
+}
+
+func newMetrics() *metrics {
+	m := &metrics{reg: prometheus.NewRegistry()}
+	f := func(c prometheus.Collector) { m.reg.MustRegister(c) }
+	m.requests = prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Name:    "bitsieve_http_request_duration_seconds",
+		Help:    "HTTP requests by route, method and status: count and latency.",
+		Buckets: []float64{.0001, .00025, .0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10},
+	}, []string{"route", "method", "status"})
+	m.inFlight = prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "bitsieve_http_requests_in_flight", Help: "HTTP requests being served."})
+	m.rejected = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "bitsieve_http_rejected_total",
+		Help: "Requests refused by a limit: queue_full (429), queue_timeout and search_timeout (503), body_too_large (413)."},
+		[]string{"reason"})
+	m.stages = prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Name:    "bitsieve_query_stage_seconds",
+		Help:    "Time spent in each stage of answering a query (match and verify summed over segments).",
+		Buckets: prometheus.ExponentialBuckets(1e-6, 4, 12), // 1µs .. 4s
+	}, []string{"stage"})
+	counts := prometheus.ExponentialBuckets(1, 4, 12) // 1 .. 4M
+	m.candidates = prometheus.NewHistogram(prometheus.HistogramOpts{
+		Name: "bitsieve_query_candidates", Help: "Documents the signature proposed per query.", Buckets: counts})
+	m.falsePos = prometheus.NewHistogram(prometheus.HistogramOpts{
+		Name: "bitsieve_query_false_positives", Help: "Candidates verification rejected per query.", Buckets: counts})
+	m.hits = prometheus.NewHistogram(prometheus.HistogramOpts{
+		Name: "bitsieve_query_hits", Help: "Exact matches per query.", Buckets: counts})
+	m.docs = prometheus.NewGauge(prometheus.GaugeOpts{Name: "bitsieve_index_documents", Help: "Live documents in the served snapshot."})
+	m.segments = prometheus.NewGauge(prometheus.GaugeOpts{Name: "bitsieve_index_segments", Help: "Segments in the served snapshot."})
+	m.bytes = prometheus.NewGauge(prometheus.GaugeOpts{Name: "bitsieve_index_bytes", Help: "Size of the served snapshot's segment files."})
+	m.generation = prometheus.NewGauge(prometheus.GaugeOpts{Name: "bitsieve_index_generation", Help: "MANIFEST generation of the served snapshot."})
+	m.ready = prometheus.NewGauge(prometheus.GaugeOpts{Name: "bitsieve_index_ready", Help: "1 when the served snapshot is the directory's newest, 0 after a failed reload."})
+	m.reloads = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "bitsieve_index_reloads_total", Help: "Snapshot reloads after a MANIFEST change, by result."}, []string{"result"})
+	m.writes = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "bitsieve_index_writes_total", Help: "Write API commits, by operation and result."}, []string{"op", "result"})
+	for _, c := range []prometheus.Collector{m.requests, m.inFlight, m.rejected, m.stages, m.candidates, m.falsePos, m.hits,
+		m.docs, m.segments, m.bytes, m.generation, m.ready, m.reloads, m.writes,
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{})} {
+		f(c)
+	}
+	return m
+}
+
+func (m *metrics) handler() http.Handler {
+	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{})
+}
+
+func (m *metrics) observeRequest(route, method string, status int, d time.Duration) {
+	m.requests.WithLabelValues(route, method, strconv.Itoa(status)).Observe(d.Seconds())
+}
+
+func (m *metrics) observeSearch(r *query.Result) {
+	m.stages.WithLabelValues("parse").Observe(r.Stages.Parse.Seconds())
+	m.stages.WithLabelValues("match").Observe(r.Stages.Match.Seconds())
+	m.stages.WithLabelValues("verify").Observe(r.Stages.Verify.Seconds())
+	m.stages.WithLabelValues("rank").Observe(r.Stages.Rank.Seconds())
+	m.stages.WithLabelValues("snippet").Observe(r.Stages.Snip.Seconds())
+	m.stages.WithLabelValues("total").Observe(r.Took.Seconds())
+	m.candidates.Observe(float64(r.Candidates))
+	m.falsePos.Observe(float64(r.FalsePositives))
+	m.hits.Observe(float64(r.Total))
+}
+
+func (m *metrics) observeIndex(ix *index.Index) {
+	var b int64
+	for _, s := range ix.Segments() {
+		b += s.FileBytes()
+	}
+	m.docs.Set(float64(ix.NumDocs()))
+	m.segments.Set(float64(len(ix.Segments())))
+	m.bytes.Set(float64(b))
+	m.generation.Set(float64(ix.Generation()))
+}

@@ -1,0 +1,455 @@
+package web
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"embed"
+	"encoding/hex"
+	"fmt"
+	"html/template"
+	"io/fs"
+	"math"
+	"net/http"
+	"net/url"
+	"path"
+	"strings"
+	"time"
+
+	"github.com/bitsieve/bitsieve/query"
+	"github.com/labstack/echo/v5"
+)
+
+//go:embed templates static
+var assets embed.FS
+
+// pages holds the parsed page templates and the static files.
+type pages struct {
+	tmpl    map[string]*template.Template // by page name
+	static  fs.FS
+	version string // hash of the static files, for cache-busting URLs
+}
+
+func newPages() (*pages, error) {
+	p := &pages{tmpl: map[string]*template.Template{}}
+	var err error
+	if p.static, err = fs.Sub(assets, "static"); err != nil {
+		return nil, err
+	}
+	h := sha256.New()
+	fs.WalkDir(p.static, ".", func(name string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			b, _ := fs.ReadFile(p.static, name)
+			h.Write([]byte(name))
+			h.Write(b)
+		}
+		return nil
+	})
+	p.version = hex.EncodeToString(h.Sum(nil))[:12]
+	funcs := template.FuncMap{
+		"num":    formatInt,
+		"bytes":  formatBytes,
+		"pct":    func(a, b int) string { return formatPercent(a, b) },
+		"f2":     func(f float64) string { return fmt.Sprintf("%.2f", f) },
+		"f3":     func(f float64) string { return fmt.Sprintf("%.3f", f) },
+		"f1":     func(f float64) string { return fmt.Sprintf("%.1f", f) },
+		"static": func(name string) string { return "/static/" + name + "?v=" + p.version },
+	}
+	base, err := template.New("layout.html").Funcs(funcs).ParseFS(assets, "templates/layout.html")
+	if err != nil {
+		return nil, err
+	}
+	names, err := fs.Glob(assets, "templates/*.html")
+	if err != nil {
+		return nil, err
+	}
+	for _, name := range names {
+		name = path.Base(name)
+		if name == "layout.html" {
+			continue
+		}
+		t, err := template.Must(base.Clone()).ParseFS(assets, "templates/"+name)
+		if err != nil {
+			return nil, err
+		}
+		p.tmpl[strings.TrimSuffix(name, ".html")] = t
+	}
+	return p, nil
+}
+
+// pageData is what every page template receives.
+type pageData struct {
+	Title     string
+	Query     string
+	Action    string // where the header's search form goes
+	Docs      int
+	Segments  int
+	Sample    bool
+	Home      bool
+	Error     *apiError
+	Results   *resultsView
+	Doc       *documentView
+	Explain   *explainView
+	Examples  []example
+	RequestID string
+}
+
+type example struct{ Query, URL string }
+
+// render executes a page into a buffer first, so a template error becomes a
+// clean 500 instead of half a page.
+func (s *Server) render(c *echo.Context, status int, name string, d *pageData) error {
+	t := s.pages.tmpl[name]
+	if t == nil {
+		return fmt.Errorf("no template %q", name)
+	}
+	if d.Action == "" {
+		d.Action = "/search"
+	}
+	d.RequestID = requestID(c)
+	var buf bytes.Buffer
+	if err := t.ExecuteTemplate(&buf, "layout.html", d); err != nil {
+		return fmt.Errorf("render %s: %w", name, err)
+	}
+	c.Response().Header().Set("Cache-Control", "no-store")
+	return c.HTMLBlob(status, buf.Bytes())
+}
+
+// renderError shows an error as a page. A bad query keeps the search box
+// filled in so it can be corrected.
+func (s *Server) renderError(c *echo.Context, ae *apiError) {
+	d := &pageData{Title: ae.Err, Error: ae, Query: c.QueryParam("q")}
+	if sn := s.live.acquire(); sn != nil {
+		d.Docs, d.Segments = sn.ix.NumDocs(), len(sn.ix.Segments())
+		sn.release()
+	}
+	if c.Path() == "/explain" {
+		d.Action = "/explain"
+	}
+	if err := s.render(c, ae.Status, "error", d); err != nil {
+		s.log.Error("rendering an error page failed", "request_id", requestID(c), "error", err)
+		c.JSON(ae.Status, ae)
+	}
+}
+
+// homeExamples show the query language on any corpus.
+var homeExamples = []string{`white whale`, `"hash table"`, `exception OR error handling`, `compil* -java`}
+
+func (s *Server) homePage(c *echo.Context) error {
+	if q := c.QueryParam("q"); q != "" { // a search form that posted to /
+		return c.Redirect(http.StatusFound, "/search?"+url.Values{"q": {q}}.Encode())
+	}
+	sn, err := s.acquire()
+	if err != nil {
+		return err
+	}
+	defer sn.release()
+	d := &pageData{Title: "bitsieve", Home: true, Docs: sn.ix.NumDocs(), Segments: len(sn.ix.Segments()), Sample: s.opt.Sample}
+	for _, q := range homeExamples {
+		d.Examples = append(d.Examples, example{q, searchURL(q, 1)})
+	}
+	return s.render(c, http.StatusOK, "home", d)
+}
+
+// resultsView is a page of results.
+type resultsView struct {
+	Total, Candidates, FalsePositives int
+	From, To                          int
+	Took                              string
+	Hits                              []hitView
+	Pages                             []pageLink
+	Prev, Next                        string
+	ExplainURL                        string
+	Capped                            bool // more results exist than pages reach
+}
+
+type hitView struct {
+	Title, Key, URL string
+	Score           float64
+	Snippet         []textPiece
+}
+
+type pageLink struct {
+	N       int
+	URL     string
+	Current bool
+}
+
+// textPiece is a run of text, highlighted or not.
+type textPiece struct {
+	Text string
+	Mark bool
+	ID   string // anchor of a highlight in the document view
+}
+
+// pageSize is the number of hits on a results page.
+const pageSize = 10
+
+func (s *Server) searchPage(c *echo.Context) error {
+	q := c.QueryParam("q")
+	if strings.TrimSpace(q) == "" {
+		return c.Redirect(http.StatusFound, "/")
+	}
+	maxPage := s.limits.MaxOffset/pageSize + 1
+	pg, err := intParam(c, "page", 1, 1, maxPage)
+	if err != nil {
+		return err
+	}
+	sn, err := s.acquire()
+	if err != nil {
+		return err
+	}
+	defer sn.release()
+	res, err := s.search(c.Request().Context(), sn, query.Request{Query: q, Limit: pageSize, Offset: (pg - 1) * pageSize, Snippets: true})
+	if err != nil {
+		return err
+	}
+	rv := &resultsView{Total: res.Total, Candidates: res.Candidates, FalsePositives: res.FalsePositives,
+		Took: formatDuration(res.Took), ExplainURL: "/explain?" + url.Values{"q": {q}}.Encode()}
+	for _, h := range res.Hits {
+		title := h.Title
+		if title == "" {
+			title = h.Key
+		}
+		rv.Hits = append(rv.Hits, hitView{Title: title, Key: h.Key, URL: documentURL(h.Key, q), Score: h.Score,
+			Snippet: pieces(h.Snippet, h.Highlights, "")})
+	}
+	if len(res.Hits) > 0 {
+		rv.From = (pg-1)*pageSize + 1
+		rv.To = rv.From + len(res.Hits) - 1
+	}
+	last := min((res.Total+pageSize-1)/pageSize, maxPage)
+	rv.Capped = res.Total > maxPage*pageSize
+	for n := max(1, pg-4); n <= min(last, max(pg+4, 9)); n++ {
+		rv.Pages = append(rv.Pages, pageLink{N: n, URL: searchURL(q, n), Current: n == pg})
+	}
+	if pg > 1 {
+		rv.Prev = searchURL(q, pg-1)
+	}
+	if pg < last {
+		rv.Next = searchURL(q, pg+1)
+	}
+	title := q + " — bitsieve"
+	if pg > 1 {
+		title = fmt.Sprintf("%s (page %d) — bitsieve", q, pg)
+	}
+	return s.render(c, http.StatusOK, "results", &pageData{Title: title, Query: q, Results: rv,
+		Docs: sn.ix.NumDocs(), Segments: len(sn.ix.Segments()), Sample: s.opt.Sample})
+}
+
+// documentView is one stored document with its matches highlighted.
+type documentView struct {
+	Key, Title string
+	Size       int64
+	Text       []textPiece
+	Matches    int
+	Jumps      []pageLink // links to the first matches
+	Truncated  int64      // bytes not shown
+	BackURL    string
+	APIURL     string
+}
+
+// maxDocumentView is the most text the document page shows; the API returns
+// all of it.
+const maxDocumentView = 2 << 20
+
+// maxJumps is how many match links the document page lists.
+const maxJumps = 40
+
+func (s *Server) documentPage(c *echo.Context) error {
+	key, q := c.QueryParam("key"), c.QueryParam("q")
+	if key == "" {
+		return badRequest("give the document's key: /doc?key=...")
+	}
+	sn, err := s.acquire()
+	if err != nil {
+		return err
+	}
+	defer sn.release()
+	doc, err := s.document(sn, key, q)
+	if err != nil {
+		return err
+	}
+	dv := &documentView{Key: doc.Key, Title: doc.Title, Size: doc.Size, Matches: len(doc.Highlights),
+		APIURL: "/api/documents/" + (&url.URL{Path: doc.Key}).EscapedPath()}
+	if q != "" {
+		dv.BackURL = searchURL(q, 1)
+		dv.APIURL += "?" + url.Values{"q": {q}}.Encode()
+	}
+	text, hl := doc.Text, doc.Highlights
+	if len(text) > maxDocumentView {
+		cut := maxDocumentView
+		for cut > 0 && !utf8RuneStart(text[cut]) {
+			cut--
+		}
+		dv.Truncated = int64(len(text) - cut)
+		text = text[:cut]
+		for len(hl) > 0 && hl[len(hl)-1].End > cut {
+			hl = hl[:len(hl)-1]
+		}
+	}
+	dv.Text = pieces(text, hl, "m")
+	for i := range min(len(hl), maxJumps) {
+		dv.Jumps = append(dv.Jumps, pageLink{N: i + 1, URL: fmt.Sprintf("#m%d", i+1)})
+	}
+	title := doc.Title
+	if title == "" {
+		title = doc.Key
+	}
+	return s.render(c, http.StatusOK, "document", &pageData{Title: title + " — bitsieve", Query: q, Doc: dv,
+		Docs: sn.ix.NumDocs(), Segments: len(sn.ix.Segments()), Sample: s.opt.Sample})
+}
+
+func (s *Server) explainPage(c *echo.Context) error {
+	q := c.QueryParam("q")
+	if strings.TrimSpace(q) == "" {
+		return c.Redirect(http.StatusFound, "/")
+	}
+	sn, err := s.acquire()
+	if err != nil {
+		return err
+	}
+	defer sn.release()
+	ex, err := s.explain(c.Request().Context(), sn, q)
+	if err != nil {
+		return err
+	}
+	ev := newExplainView(sn.ix, ex)
+	ev.SearchURL = searchURL(q, 1)
+	return s.render(c, http.StatusOK, "explain", &pageData{Title: "explain " + q + " — bitsieve", Query: q, Action: "/explain",
+		Explain: ev, Docs: sn.ix.NumDocs(), Segments: len(sn.ix.Segments()), Sample: s.opt.Sample})
+}
+
+// static serves the embedded files. Their URLs carry the files' hash, so
+// they can be cached for long.
+func (s *Server) static(c *echo.Context) error {
+	name := strings.TrimPrefix(c.Request().URL.Path, "/static/")
+	b, err := fs.ReadFile(s.pages.static, name)
+	if err != nil || !fs.ValidPath(name) {
+		return echo.ErrNotFound
+	}
+	ct := "application/octet-stream"
+	switch path.Ext(name) {
+	case ".css":
+		ct = "text/css; charset=utf-8"
+	case ".js":
+		ct = "text/javascript; charset=utf-8"
+	case ".svg":
+		ct = "image/svg+xml"
+	}
+	if c.QueryParam("v") == s.pages.version {
+		c.Response().Header().Set("Cache-Control", "public, max-age=31536000, immutable")
+	} else {
+		c.Response().Header().Set("Cache-Control", "public, max-age=300")
+	}
+	return c.Blob(http.StatusOK, ct, b)
+}
+
+func (s *Server) favicon(c *echo.Context) error {
+	b, err := fs.ReadFile(s.pages.static, "favicon.svg")
+	if err != nil {
+		return echo.ErrNotFound
+	}
+	c.Response().Header().Set("Cache-Control", "public, max-age=86400")
+	return c.Blob(http.StatusOK, "image/svg+xml", b)
+}
+
+// pieces splits text at the highlight ranges. Ranges out of order or out of
+// bounds are skipped, never trusted. With an id prefix, highlights get
+// anchors prefix1, prefix2, ...
+func pieces(text string, hl []query.Range, idPrefix string) []textPiece {
+	var out []textPiece
+	at, n := 0, 0
+	for _, r := range hl {
+		if r.Start < at || r.End > len(text) || r.Start >= r.End {
+			continue
+		}
+		if r.Start > at {
+			out = append(out, textPiece{Text: text[at:r.Start]})
+		}
+		p := textPiece{Text: text[r.Start:r.End], Mark: true}
+		if idPrefix != "" {
+			n++
+			p.ID = fmt.Sprintf("%s%d", idPrefix, n)
+		}
+		out = append(out, p)
+		at = r.End
+	}
+	if at < len(text) {
+		out = append(out, textPiece{Text: text[at:]})
+	}
+	return out
+}
+
+func searchURL(q string, page int) string {
+	v := url.Values{"q": {q}}
+	if page > 1 {
+		v.Set("page", fmt.Sprint(page))
+	}
+	return "/search?" + v.Encode()
+}
+
+func documentURL(key, q string) string {
+	v := url.Values{"key": {key}}
+	if q != "" {
+		v.Set("q", q)
+	}
+	return "/doc?" + v.Encode()
+}
+
+func utf8RuneStart(b byte) bool { return b&0xC0 != 0x80 }
+
+// formatInt writes n with thousands separators: 1234567 → 1,234,567.
+func formatInt(n int) string {
+	s := fmt.Sprint(n)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
+}
+
+func formatBytes(n int64) string {
+	switch {
+	case n < 1<<10:
+		return fmt.Sprintf("%d B", n)
+	case n < 1<<20:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	case n < 1<<30:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	}
+	return fmt.Sprintf("%.2f GiB", float64(n)/(1<<30))
+}
+
+func formatPercent(a, b int) string {
+	if b == 0 {
+		return "0%"
+	}
+	p := 100 * float64(a) / float64(b)
+	switch {
+	case p == 0:
+		return "0%"
+	case p < 0.1:
+		return "<0.1%"
+	case p < 10:
+		return fmt.Sprintf("%.1f%%", p)
+	}
+	return fmt.Sprintf("%.0f%%", math.Round(p))
+}
+
+func formatDuration(d time.Duration) string {
+	switch {
+	case d < time.Millisecond:
+		return fmt.Sprintf("%.2f ms", float64(d.Microseconds())/1000)
+	case d < time.Second:
+		return fmt.Sprintf("%.1f ms", float64(d.Microseconds())/1000)
+	}
+	return fmt.Sprintf("%.2f s", d.Seconds())
+}

@@ -1,0 +1,186 @@
+package web
+
+import (
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/bitsieve/bitsieve/query"
+)
+
+func page200(t *testing.T, ts *testServer, target string) string {
+	t.Helper()
+	rec := ts.get(t, target)
+	if rec.Code != http.StatusOK {
+		t.Fatalf("%s: status %d: %s", target, rec.Code, rec.Body.String())
+	}
+	if ct := rec.Header().Get("Content-Type"); !strings.HasPrefix(ct, "text/html") {
+		t.Fatalf("%s: Content-Type %q", target, ct)
+	}
+	return rec.Body.String()
+}
+
+func TestHomePage(t *testing.T) {
+	ts := newTestServer(t, nil)
+	body := page200(t, ts, "/")
+	for _, want := range []string{`<form class="search big" action="/search"`, `name="q"`, "65 documents", `href="/static/style.css?v=`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("home page lacks %q", want)
+		}
+	}
+	// The stylesheet and script it names are served, cacheable.
+	css := regexp.MustCompile(`/static/style\.css\?v=[0-9a-f]+`).FindString(body)
+	rec := ts.get(t, css)
+	if rec.Code != 200 || !strings.HasPrefix(rec.Header().Get("Content-Type"), "text/css") || !strings.Contains(rec.Header().Get("Cache-Control"), "immutable") {
+		t.Errorf("%s: %d %v", css, rec.Code, rec.Header())
+	}
+	if rec := ts.get(t, "/static/../pages.go"); rec.Code != 404 {
+		t.Errorf("static escape: %d", rec.Code)
+	}
+}
+
+func TestResultsPage(t *testing.T) {
+	ts := newTestServer(t, nil)
+	body := page200(t, ts, "/search?q=white+whale")
+	for _, want := range []string{
+		"<strong>2</strong> results",
+		`<mark>white</mark>`, `<mark>whale</mark>`,
+		`href="/doc?key=moby%2Fch1.txt&amp;q=white&#43;whale"`,
+		"candidates from the signature",
+		`href="/explain?q=white&#43;whale"`,
+		`value="white whale"`,
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("results page lacks %q", want)
+		}
+	}
+
+	// Several pages: numbered links, next and previous.
+	body = page200(t, ts, "/search?q=sea")
+	if !strings.Contains(body, `rel="next"`) || !strings.Contains(body, `aria-current="page">1<`) || strings.Contains(body, `rel="prev"`) {
+		t.Error("page 1 of sea: pagination links wrong")
+	}
+	body2 := page200(t, ts, "/search?q=sea&page=2")
+	if !strings.Contains(body2, `rel="prev"`) || !strings.Contains(body2, `aria-current="page">2<`) || !strings.Contains(body2, `<ol class="hits" start="11">`) {
+		t.Error("page 2 of sea: pagination wrong")
+	}
+
+	// No results, an empty query, a bad query.
+	if body := page200(t, ts, "/search?q=zebra"); !strings.Contains(body, "No document matches") {
+		t.Error("no-results page")
+	}
+	if rec := ts.get(t, "/search?q=+"); rec.Code != http.StatusFound || rec.Header().Get("Location") != "/" {
+		t.Errorf("empty query: %d %v", rec.Code, rec.Header())
+	}
+	rec := ts.get(t, "/search?q=%22white")
+	if rec.Code != 400 || !strings.HasPrefix(rec.Header().Get("Content-Type"), "text/html") ||
+		!strings.Contains(rec.Body.String(), "unbalanced quote") || !strings.Contains(rec.Body.String(), `value="&#34;white"`) {
+		t.Errorf("bad query page: %d %s", rec.Code, rec.Body.String())
+	}
+	if rec := ts.get(t, "/search?q=sea&page=0"); rec.Code != 400 {
+		t.Errorf("page=0: %d", rec.Code)
+	}
+}
+
+// Document text, titles and queries are shown, never interpreted.
+func TestPagesEscapeHTML(t *testing.T) {
+	ts := newTestServer(t, nil)
+	q := `sea "><script>alert('q')</script>`
+	for _, target := range []string{
+		"/search?q=" + url.QueryEscape("onerror"),
+		"/search?q=" + url.QueryEscape(q),
+		"/doc?key=" + url.QueryEscape("xss/evil.html") + "&q=bold",
+		"/explain?q=" + url.QueryEscape(q),
+		"/search?q=" + url.QueryEscape(`"<img src=x>`),
+		"/nothing/<script>",
+	} {
+		rec := ts.get(t, target)
+		body := rec.Body.String()
+		for _, bad := range []string{"<script>alert", "<img src=x", "<b>bold", `"><script>`} {
+			if strings.Contains(body, bad) {
+				t.Errorf("%s (%d): page contains %q unescaped", target, rec.Code, bad)
+			}
+		}
+	}
+	body := page200(t, ts, "/doc?key="+url.QueryEscape("xss/evil.html")+"&q=bold")
+	if !strings.Contains(body, "&lt;script&gt;alert(&#34;title&#34;)&lt;/script&gt;") || !strings.Contains(body, "&lt;b&gt;<mark id=\"m1\">bold</mark>&lt;/b&gt;") {
+		t.Errorf("document page does not show the markup as text:\n%s", body)
+	}
+}
+
+func TestDocumentPage(t *testing.T) {
+	ts := newTestServer(t, nil)
+	body := page200(t, ts, "/doc?key="+url.QueryEscape("moby/ch1.txt")+"&q=white+whale")
+	for _, want := range []string{
+		"<h1>Loomings</h1>",
+		`<mark id="m1">white</mark>`, `<mark id="m4">white</mark>`,
+		`href="#m4"`, "4 matches",
+		`href="/search?q=white&#43;whale"`,
+		`href="/api/documents/moby/ch1.txt?q=white&#43;whale"`,
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("document page lacks %q", want)
+		}
+	}
+	rec := ts.get(t, "/doc?key=nope")
+	if rec.Code != 404 || !strings.Contains(rec.Body.String(), "Not found") {
+		t.Errorf("missing document: %d", rec.Code)
+	}
+	if rec := ts.get(t, "/doc"); rec.Code != 400 {
+		t.Errorf("no key: %d", rec.Code)
+	}
+}
+
+func TestExplainPage(t *testing.T) {
+	ts := newTestServer(t, nil)
+	body := page200(t, ts, "/explain?q=white+whale")
+	for _, want := range []string{"How the signature answers", "<svg", `class="funnel"`, "AND whale", "verified hits", "<table>", "<figure class=\"segment\">", `action="/explain"`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("explain page lacks %q", want)
+		}
+	}
+	// The strips are real: the AND survivors drawn equal Explain's counts.
+	sn := ts.live.acquire()
+	defer sn.release()
+	ex, err := sn.s.Explain(t.Context(), "white whale")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev := newExplainView(sn.ix, ex)
+	for _, sg := range ev.Segments {
+		for _, st := range sg.Strips {
+			if st.Class == "and" && strings.HasPrefix(st.Right, "0 ") != (len(st.Paths) == 0) {
+				t.Errorf("segment %s: strip %q drawn with %d paths", sg.Name, st.Right, len(st.Paths))
+			}
+		}
+	}
+}
+
+func TestPieces(t *testing.T) {
+	text := "the white whale"
+	got := pieces(text, []query.Range{{Start: 4, End: 9}, {Start: 3, End: 5}, {Start: 10, End: 15}, {Start: 20, End: 30}}, "m")
+	var b strings.Builder
+	for _, p := range got {
+		if p.Mark {
+			b.WriteString("[" + p.ID + ":" + p.Text + "]")
+		} else {
+			b.WriteString(p.Text)
+		}
+	}
+	if b.String() != "the [m1:white] [m2:whale]" {
+		t.Errorf("pieces: %q", b.String())
+	}
+}
+
+func TestCountRange(t *testing.T) {
+	words := []uint64{^uint64(0), 0b1011, 1 << 63}
+	for _, c := range []struct{ lo, hi, want int }{
+		{0, 64, 64}, {0, 10, 10}, {60, 68, 7}, {64, 66, 2}, {64, 128, 3}, {0, 192, 68}, {127, 128, 0}, {191, 192, 1},
+	} {
+		if got := countRange(words, c.lo, c.hi); got != c.want {
+			t.Errorf("countRange(%d, %d) = %d, want %d", c.lo, c.hi, got, c.want)
+		}
+	}
+}

@@ -1,0 +1,269 @@
+package web
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"runtime"
+	"sync"
+	"time"
+
+	"github.com/bitsieve/bitsieve/index"
+	"github.com/labstack/echo/v5"
+)
+
+// Limits bound what one request may cost. A zero field takes its value from
+// DefaultLimits.
+type Limits struct {
+	MaxQueryBytes int   // longest query, in bytes
+	MaxQueryTerms int   // most words in a query (a phrase counts its words; prefix expansions are not counted)
+	MaxPageSize   int   // most hits per page (limit)
+	MaxOffset     int   // deepest offset a page may start at
+	MaxBodyBytes  int64 // largest request body (the write API)
+
+	MaxConcurrent int           // searches running at once (search, explain, documents and their pages)
+	MaxQueue      int           // requests waiting for a search slot; past it: 429
+	QueueTimeout  time.Duration // how long a request waits for a slot; past it: 503
+	SearchTimeout time.Duration // how long one search may run; past it: 503
+
+	ReadHeaderTimeout time.Duration // reading a request's headers
+	ReadTimeout       time.Duration // reading a whole request, body included
+	WriteTimeout      time.Duration // from the end of the headers to the end of the response
+	IdleTimeout       time.Duration // a keep-alive connection between requests
+	ShutdownTimeout   time.Duration // how long requests in flight may finish after SIGINT/SIGTERM
+	MaxHeaderBytes    int           // request line and headers
+}
+
+// DefaultLimits are the limits of a server started without overrides.
+func DefaultLimits() Limits {
+	return Limits{
+		MaxQueryBytes: 1024,
+		MaxQueryTerms: 64,
+		MaxPageSize:   100,
+		MaxOffset:     10000,
+		MaxBodyBytes:  32 << 20,
+
+		MaxConcurrent: max(4, 2*runtime.GOMAXPROCS(0)),
+		MaxQueue:      1024,
+		QueueTimeout:  5 * time.Second,
+		SearchTimeout: 10 * time.Second,
+
+		ReadHeaderTimeout: 5 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		WriteTimeout:      60 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		ShutdownTimeout:   15 * time.Second,
+		MaxHeaderBytes:    64 << 10,
+	}
+}
+
+// withDefaults fills the zero fields of l from DefaultLimits.
+func (l Limits) withDefaults() Limits {
+	d := DefaultLimits()
+	set := func(v *int, def int) {
+		if *v <= 0 {
+			*v = def
+		}
+	}
+	setD := func(v *time.Duration, def time.Duration) {
+		if *v <= 0 {
+			*v = def
+		}
+	}
+	set(&l.MaxQueryBytes, d.MaxQueryBytes)
+	set(&l.MaxQueryTerms, d.MaxQueryTerms)
+	set(&l.MaxPageSize, d.MaxPageSize)
+	set(&l.MaxOffset, d.MaxOffset)
+	if l.MaxBodyBytes <= 0 {
+		l.MaxBodyBytes = d.MaxBodyBytes
+	}
+	set(&l.MaxConcurrent, d.MaxConcurrent)
+	set(&l.MaxQueue, d.MaxQueue)
+	setD(&l.QueueTimeout, d.QueueTimeout)
+	setD(&l.SearchTimeout, d.SearchTimeout)
+	setD(&l.ReadHeaderTimeout, d.ReadHeaderTimeout)
+	setD(&l.ReadTimeout, d.ReadTimeout)
+	setD(&l.WriteTimeout, d.WriteTimeout)
+	setD(&l.IdleTimeout, d.IdleTimeout)
+	setD(&l.ShutdownTimeout, d.ShutdownTimeout)
+	set(&l.MaxHeaderBytes, d.MaxHeaderBytes)
+	return l
+}
+
+// Options configure a Server.
+type Options struct {
+	// Dir is the index directory to serve. It must hold an index.
+	Dir string
+	// Index, if set, is an open snapshot of Dir to serve first, so the
+	// caller's open is not repeated; the server owns it from then on.
+	Index *index.Index
+	// Sample says Dir holds the embedded sample corpus: it is served, but
+	// the write API refuses to change it.
+	Sample bool
+	// WriteToken enables the write API; requests must then carry it as a
+	// bearer token. Empty: writes are disabled.
+	WriteToken string
+	// Limits bound each request; zero fields take the defaults.
+	Limits Limits
+	// Logger receives request logs and errors (default: slog.Default()).
+	Logger *slog.Logger
+	// PollInterval is how often MANIFEST is checked for changes besides
+	// fsnotify events (default 2s).
+	PollInterval time.Duration
+}
+
+// Server serves one index directory over HTTP.
+type Server struct {
+	opt     Options
+	limits  Limits
+	log     *slog.Logger
+	e       *echo.Echo
+	live    *live
+	metrics *metrics
+	limiter *limiter
+	pages   *pages
+	started time.Time
+
+	writeMu   sync.Mutex // one write at a time: the index has a single writer
+	stopWatch context.CancelFunc
+	watching  sync.WaitGroup
+}
+
+// New opens the index in opt.Dir, builds the server's routes and starts
+// watching the directory for new commits (until Close).
+func New(opt Options) (*Server, error) {
+	if opt.Logger == nil {
+		opt.Logger = slog.Default()
+	}
+	if opt.PollInterval <= 0 {
+		opt.PollInterval = 2 * time.Second
+	}
+	s := &Server{opt: opt, limits: opt.Limits.withDefaults(), log: opt.Logger, metrics: newMetrics(), started: time.Now()}
+	s.limiter = newLimiter(s.limits.MaxConcurrent, s.limits.MaxQueue, s.limits.QueueTimeout)
+	var err error
+	if s.pages, err = newPages(); err != nil {
+		return nil, err
+	}
+	if s.live, err = openLive(opt.Dir, opt.Index, s.log, s.metrics, opt.PollInterval); err != nil {
+		return nil, err
+	}
+	s.e = echo.NewWithConfig(echo.Config{
+		Logger:           s.log,
+		HTTPErrorHandler: s.handleError,
+		IPExtractor:      echo.ExtractIPDirect(), // no proxy is trusted by default
+	})
+	s.routes()
+	ctx, cancel := context.WithCancel(context.Background())
+	s.stopWatch = cancel
+	s.watching.Go(func() { s.live.watch(ctx) })
+	return s, nil
+}
+
+func (s *Server) routes() {
+	e := s.e
+	e.Use(s.observe, secure)
+
+	e.GET("/", s.homePage, page)
+	e.GET("/search", s.searchPage, page, s.limit)
+	e.GET("/doc", s.documentPage, page, s.limit)
+	e.GET("/explain", s.explainPage, page, s.limit)
+	e.GET("/static/*", s.static)
+	e.GET("/favicon.ico", s.favicon)
+	e.GET("/robots.txt", func(c *echo.Context) error {
+		return c.String(http.StatusOK, "User-agent: *\nDisallow: /search\nDisallow: /doc\nDisallow: /explain\nDisallow: /api/\n")
+	})
+
+	e.GET("/api/search", s.apiSearch, s.limit)
+	e.GET("/api/explain", s.apiExplain, s.limit)
+	e.GET("/api/documents/*", s.apiDocument, s.limit)
+	e.POST("/api/documents", s.apiAddDocuments)
+	e.DELETE("/api/documents/*", s.apiDeleteDocument)
+	e.GET("/api/stats", s.apiStats)
+
+	e.GET("/healthz", s.healthz)
+	e.GET("/readyz", s.readyz)
+	e.GET("/metrics", echo.WrapHandler(s.metrics.handler()))
+}
+
+// Handler is the server's http.Handler, for tests and embedding.
+func (s *Server) Handler() http.Handler { return s.e }
+
+// Limits are the limits in force.
+func (s *Server) Limits() Limits { return s.limits }
+
+// Serve answers requests on ln until ctx is done; then it stops accepting connections, lets the requests in flight
+// finish (up to Limits.ShutdownTimeout) and returns. It closes ln.
+func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	srv := &http.Server{
+		Handler:           s.e,
+		ReadHeaderTimeout: s.limits.ReadHeaderTimeout,
+		ReadTimeout:       s.limits.ReadTimeout,
+		WriteTimeout:      s.limits.WriteTimeout,
+		IdleTimeout:       s.limits.IdleTimeout,
+		MaxHeaderBytes:    s.limits.MaxHeaderBytes,
+		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	s.log.Info("serving", "address", "http://"+ln.Addr().String(), "index", s.opt.Dir,
+		"sample", s.opt.Sample, "writes", s.writesState())
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	s.log.Info("shutting down: letting requests in flight finish", "timeout", s.limits.ShutdownTimeout)
+	sctx, cancel := context.WithTimeout(context.Background(), s.limits.ShutdownTimeout)
+	defer cancel()
+	err := srv.Shutdown(sctx)
+	if serr := <-errc; serr != nil && !errors.Is(serr, http.ErrServerClosed) && err == nil {
+		err = serr
+	}
+	if err != nil {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	s.log.Info("stopped")
+	return nil
+}
+
+// Close stops watching the index directory and releases the index. Requests
+// still running keep their snapshot until they end.
+func (s *Server) Close() error {
+	s.stopWatch()
+	s.watching.Wait()
+	s.live.close()
+	return nil
+}
+
+// Reload looks at the index directory now instead of waiting for the watcher.
+func (s *Server) Reload() { s.live.reload(false) }
+
+func (s *Server) writesState() string {
+	switch {
+	case s.opt.Sample:
+		return "refused (embedded sample)"
+	case s.opt.WriteToken == "":
+		return "disabled (no write token)"
+	}
+	return "enabled (bearer token)"
+}
+
+// acquire takes a reference to the current snapshot for one request.
+func (s *Server) acquire() (*snapshot, error) {
+	sn := s.live.acquire()
+	if sn == nil {
+		return nil, errorf(http.StatusServiceUnavailable, "unavailable", "the server is shutting down")
+	}
+	return sn, nil
+}
+
+// discard drains and closes a body the handler did not read, so the
+// connection can be reused.
+func discard(r io.ReadCloser) {
+	io.Copy(io.Discard, io.LimitReader(r, 64<<10))
+	r.Close()
+}

@@ -1,0 +1,276 @@
+package web
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/bitsieve/bitsieve/index"
+	"github.com/labstack/echo/v5"
+)
+
+// maxKeyBytes bounds a document key sent to the write API.
+const maxKeyBytes = 4096
+
+// writeResponse is the body of a successful write.
+type writeResponse struct {
+	Added      int    `json:"added"`   // documents added or replaced
+	Deleted    int    `json:"deleted"` // documents deleted
+	Generation uint64 `json:"generation"`
+	Documents  int    `json:"documents"` // live documents after the change
+	TookMillis int64  `json:"took_ms"`
+}
+
+// authorizeWrite refuses writes unless the server has a write token and the
+// request carries it.
+func (s *Server) authorizeWrite(c *echo.Context) error {
+	if s.opt.Sample {
+		return errorf(http.StatusForbidden, "read-only",
+			"this server shows the embedded sample corpus, which cannot be changed; start it with --index DIR to serve an index you can write to")
+	}
+	if s.opt.WriteToken == "" {
+		return errorf(http.StatusForbidden, "writes disabled",
+			"the write API is disabled; start the server with --write-token or BITSIEVE_WRITE_TOKEN to enable it")
+	}
+	auth := c.Request().Header.Get("Authorization")
+	token, ok := strings.CutPrefix(auth, "Bearer ")
+	if !ok || subtle.ConstantTimeCompare([]byte(strings.TrimSpace(token)), []byte(s.opt.WriteToken)) != 1 {
+		return errorf(http.StatusUnauthorized, "unauthorized", "send the server's write token as an Authorization: Bearer header")
+	}
+	return nil
+}
+
+func (s *Server) apiAddDocuments(c *echo.Context) error {
+	if err := s.authorizeWrite(c); err != nil {
+		return err
+	}
+	body := http.MaxBytesReader(c.Response(), c.Request().Body, s.limits.MaxBodyBytes)
+	docs, err := readDocuments(body)
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return echo.ErrStatusRequestEntityTooLarge
+		}
+		return err
+	}
+	if len(docs) == 0 {
+		return badRequest("the body holds no documents; send a JSON array or JSON lines of {\"id\", \"title\", \"body\"}")
+	}
+	return s.write(c, "add", docs, nil)
+}
+
+func (s *Server) apiDeleteDocument(c *echo.Context) error {
+	if err := s.authorizeWrite(c); err != nil {
+		return err
+	}
+	key, err := documentKey(c)
+	if err != nil {
+		return err
+	}
+	sn, err := s.acquire()
+	if err != nil {
+		return err
+	}
+	_, found := sn.ix.Find(key)
+	sn.release()
+	if !found {
+		return errorf(http.StatusNotFound, "not found", "no document with this key is in the index")
+	}
+	return s.write(c, "delete", nil, []string{key})
+}
+
+// write applies one batch through the index writer and makes it visible: the
+// response is sent once searches see the new snapshot.
+func (s *Server) write(c *echo.Context, op string, docs []index.Document, deletes []string) error {
+	s.writeMu.Lock()
+	defer s.writeMu.Unlock()
+	start := time.Now()
+	if err := applyWrite(s.opt.Dir, docs, deletes); err != nil {
+		s.metrics.writes.WithLabelValues(op, "error").Inc()
+		if errors.Is(err, index.ErrLocked) {
+			return &apiError{Status: http.StatusConflict, Err: "locked", RetryAfter: 5,
+				Detail: "another writer (such as a 'bitsieve index' run) holds the index lock; retry when it has finished"}
+		}
+		return err
+	}
+	s.live.reload(true)
+	s.metrics.writes.WithLabelValues(op, "ok").Inc()
+	sn, err := s.acquire()
+	if err != nil {
+		return err
+	}
+	defer sn.release()
+	return c.JSON(http.StatusOK, writeResponse{Added: len(docs), Deleted: len(deletes),
+		Generation: sn.ix.Generation(), Documents: sn.ix.NumDocs(), TookMillis: time.Since(start).Milliseconds()})
+}
+
+// applyWrite would add and delete documents in the index in dir, in one
+// commit. Changing an index in place needs an incremental writer, which this
+// build of bitsieve does not have yet.
+func applyWrite(dir string, docs []index.Document, deletes []string) error {
+	return errorf(http.StatusNotImplemented, "not implemented",
+		"this build of bitsieve cannot change an index in place yet; rebuild it with 'bitsieve index' (the server picks up the new index by itself)")
+}
+
+// docRecord is one document of a write request.
+type docRecord struct {
+	ID    json.RawMessage `json:"id"`
+	Title json.RawMessage `json:"title"`
+	Body  json.RawMessage `json:"body"`
+	Text  json.RawMessage `json:"text"` // accepted for body, as in JSONL corpora
+}
+
+// readDocuments decodes a JSON array of documents, or JSON lines (any
+// sequence of JSON objects separated by white space). Every document needs
+// an id (a string or a number) and a body; the title is optional. The text
+// indexed is title + "\n" + body, as for a JSONL corpus. The whole body is
+// rejected if one document is malformed or an id repeats.
+func readDocuments(r io.Reader) ([]index.Document, error) {
+	br := bufio.NewReader(r)
+	first, err := peekNonSpace(br)
+	if err == io.EOF {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	dec := json.NewDecoder(br)
+	array := first == '['
+	if array {
+		if _, err := dec.Token(); err != nil {
+			return nil, jsonError(0, err)
+		}
+	}
+	var docs []index.Document
+	seen := map[string]int{}
+	for n := 1; ; n++ {
+		if array && !dec.More() {
+			if _, err := dec.Token(); err != nil { // the closing ]
+				return nil, jsonError(n, err)
+			}
+			if _, err := dec.Token(); err != io.EOF {
+				return nil, badRequest("unexpected data after the array's closing ]")
+			}
+			break
+		}
+		var rec docRecord
+		if err := dec.Decode(&rec); err != nil {
+			if err == io.EOF && !array {
+				break
+			}
+			return nil, jsonError(n, err)
+		}
+		d, err := rec.document()
+		if err != nil {
+			return nil, badRequest("document %d: %v", n, err)
+		}
+		if prev, dup := seen[d.Key]; dup {
+			return nil, badRequest("document %d: id %q repeats document %d's", n, d.Key, prev)
+		}
+		seen[d.Key] = n
+		docs = append(docs, d)
+	}
+	return docs, nil
+}
+
+// jsonError describes a decoding error of document n; a body past the size
+// limit is passed on as is.
+func jsonError(n int, err error) error {
+	var mbe *http.MaxBytesError
+	var ute *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &mbe):
+		return err
+	case errors.As(err, &ute):
+		return badRequest("document %d is not a JSON object", n)
+	case err == io.EOF || errors.Is(err, io.ErrUnexpectedEOF):
+		return badRequest("the body ends in the middle of document %d", max(n, 1))
+	case n == 0:
+		return badRequest("the body is not a JSON array or JSON lines: %v", err)
+	}
+	return badRequest("document %d: %v", n, err)
+}
+
+func (rec docRecord) document() (index.Document, error) {
+	var key string
+	switch id := bytes.TrimSpace(rec.ID); {
+	case len(id) == 0 || string(id) == "null":
+		return index.Document{}, errors.New("id is missing")
+	case id[0] == '"':
+		if err := json.Unmarshal(id, &key); err != nil {
+			return index.Document{}, fmt.Errorf("id: %v", err)
+		}
+	case id[0] == '-' || '0' <= id[0] && id[0] <= '9':
+		key = string(id) // a number, kept as written (as JSONL corpora do)
+	default:
+		return index.Document{}, errors.New("id must be a string or a number")
+	}
+	if key == "" {
+		return index.Document{}, errors.New("id is empty")
+	}
+	if len(key) > maxKeyBytes || !utf8.ValidString(key) {
+		return index.Document{}, fmt.Errorf("id must be valid UTF-8 of at most %d bytes", maxKeyBytes)
+	}
+	title, _, err := optString("title", rec.Title)
+	if err != nil {
+		return index.Document{}, err
+	}
+	body, ok, err := optString("body", rec.Body)
+	if err != nil {
+		return index.Document{}, err
+	}
+	if !ok {
+		if body, ok, err = optString("text", rec.Text); err != nil {
+			return index.Document{}, err
+		}
+	}
+	if !ok {
+		return index.Document{}, errors.New("body is missing")
+	}
+	text := make([]byte, 0, len(title)+1+len(body))
+	text = append(append(append(text, title...), '\n'), body...)
+	return index.Document{Key: key, Title: title, Text: text, Size: int64(len(text))}, nil
+}
+
+// optString decodes an optional string field; ok is false when it is absent
+// or null.
+func optString(name string, raw json.RawMessage) (s string, ok bool, err error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return "", false, nil
+	}
+	if raw[0] != '"' {
+		return "", false, fmt.Errorf("%s must be a string", name)
+	}
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return "", false, fmt.Errorf("%s: %v", name, err)
+	}
+	return s, true, nil
+}
+
+func peekNonSpace(br *bufio.Reader) (byte, error) {
+	for {
+		b, err := br.ReadByte()
+		if err != nil {
+			return 0, err
+		}
+		switch b {
+		case ' ', '\t', '\r', '\n':
+			continue
+		case 0xEF: // a UTF-8 byte order mark
+			if next, err := br.Peek(2); err == nil && next[0] == 0xBB && next[1] == 0xBF {
+				br.Discard(2)
+				continue
+			}
+		}
+		return b, br.UnreadByte()
+	}
+}
