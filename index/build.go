@@ -33,6 +33,8 @@ type analyzedDoc struct {
 	terms  []termFreq // distinct terms, sorted by term
 	tokens int        // number of indexed tokens (the BM25 document length)
 	hash   uint64     // xxhash64 of the text
+
+	dropped bool // deleted or replaced before its segment was sealed
 }
 
 // lengthClass routes a document by its distinct-term count: class c holds

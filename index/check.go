@@ -12,7 +12,8 @@ import (
 // CheckReport is the outcome of Check.
 type CheckReport struct {
 	Segments int
-	Docs     int
+	Docs     int // live documents
+	Deleted  int // deleted documents still in segment files
 	Bytes    int64
 	Problems []error // empty when the index is sound
 }
@@ -50,18 +51,22 @@ func Check(dir string) (*CheckReport, error) {
 		if err := verifySection(s.name, data, s.secs[secStore]); err != nil {
 			rep.Problems = append(rep.Problems, err)
 		}
-		if s.NumDocs() != ms.Docs {
-			rep.Problems = append(rep.Problems, &CorruptError{File: s.name, Detail: fmt.Sprintf("holds %d documents, the manifest says %d", s.NumDocs(), ms.Docs)})
+		if err := s.applyEntry(dir, ms); err != nil {
+			rep.Problems = append(rep.Problems, err)
 		}
 		rep.Problems = append(rep.Problems, s.checkInvariants()...)
 		for d := 0; d < s.NumDocs(); d++ {
+			if !s.IsLive(d) {
+				continue
+			}
 			k := s.DocKey(d)
-			if prev, dup := keys[k]; dup && s.IsLive(d) {
+			if prev, dup := keys[k]; dup {
 				rep.Problems = append(rep.Problems, fmt.Errorf("key %q is live in both %s and %s", k, prev, s.name))
 			}
 			keys[k] = s.name
 		}
 		rep.Docs += s.NumLive()
+		rep.Deleted += s.NumDeleted()
 		s.close()
 	}
 	return rep, nil

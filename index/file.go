@@ -8,7 +8,8 @@ import (
 	"io"
 )
 
-// File layout shared by every binary file of an index (segments today):
+// File layout shared by every binary file of an index (segments and
+// tombstones):
 //
 //	header   64 bytes: magic "BITSIEVE", kind [4]byte, version uint32, zeros
 //	sections each starts at a multiple of 64 bytes (zero padding between)
@@ -54,9 +55,17 @@ var sectionNames = map[uint32]string{
 	secForward: "forward", secDocs: "docs", secBlocks: "blocks", secStore: "store",
 }
 
-// SectionName is the human name of a section id, for messages and stats.
-func SectionName(id uint32) string {
-	if n, ok := sectionNames[id]; ok {
+// kindSectionNames names the sections of every kind of file.
+var kindSectionNames = map[string]map[uint32]string{
+	segmentKind:   sectionNames,
+	tombstoneKind: tombstoneSectionNames,
+}
+
+// SectionName is the human name of a segment section id, for messages and stats.
+func SectionName(id uint32) string { return sectionName(segmentKind, id) }
+
+func sectionName(kind string, id uint32) string {
+	if n, ok := kindSectionNames[kind][id]; ok {
 		return n
 	}
 	return fmt.Sprintf("section-%d", id)
@@ -65,6 +74,7 @@ func SectionName(id uint32) string {
 // section locates one section inside a file.
 type section struct {
 	ID     uint32
+	Name   string // for messages
 	Offset uint64
 	Length uint64
 	CRC    uint32
@@ -165,7 +175,10 @@ func (fw *fileWriter) finish() error {
 }
 
 // readSections validates a file's header, table and tail and returns its
-// sections by id. Section checksums are not checked here (see verifySection).
+// sections by id. Section checksums are not checked here (see verifySection),
+// but every byte outside the sections is: the header's reserved bytes and the
+// padding between sections must be zero, so no byte of a file can change
+// unnoticed.
 func readSections(name string, data []byte, kind string) (map[uint32]section, error) {
 	bad := func(format string, a ...any) error {
 		return &CorruptError{File: name, Detail: fmt.Sprintf(format, a...)}
@@ -178,6 +191,9 @@ func readSections(name string, data []byte, kind string) (map[uint32]section, er
 	}
 	if v := binary.LittleEndian.Uint32(data[12:]); v != formatVersion {
 		return nil, fmt.Errorf("%s: format version %d is not supported (this bitsieve reads version %d)", name, v, formatVersion)
+	}
+	if !allZero(data[16:headerSize]) {
+		return nil, bad("reserved header bytes are not zero")
 	}
 	tail := data[len(data)-tailSize:]
 	if string(tail[8:]) != tailMagic {
@@ -201,18 +217,51 @@ func readSections(name string, data []byte, kind string) (map[uint32]section, er
 			Length: binary.LittleEndian.Uint64(e[16:]),
 			CRC:    binary.LittleEndian.Uint32(e[24:]),
 		}
+		s.Name = sectionName(kind, s.ID)
 		if s.Offset < headerSize || s.Offset%sectionAlign != 0 || s.Length > tableStart || s.Offset > tableStart-s.Length {
-			return nil, bad("section %s lies outside the file", SectionName(s.ID))
+			return nil, bad("section %s lies outside the file", s.Name)
+		}
+		if _, dup := secs[s.ID]; dup {
+			return nil, bad("section %s appears twice", s.Name)
+		}
+		if binary.LittleEndian.Uint32(e[4:]) != 0 || binary.LittleEndian.Uint32(e[28:]) != 0 {
+			return nil, bad("reserved bytes of section %s are not zero", s.Name)
 		}
 		secs[s.ID] = s
 	}
+	// Sections are written in order, without overlap, separated by zero
+	// padding only.
+	end := uint64(headerSize)
+	for i := uint64(0); i < count; i++ {
+		e := table[i*tableEntry:]
+		s := secs[binary.LittleEndian.Uint32(e)]
+		if s.Offset < end {
+			return nil, bad("section %s overlaps the one before it", s.Name)
+		}
+		if !allZero(data[end:s.Offset]) {
+			return nil, bad("padding before section %s is not zero", s.Name)
+		}
+		end = s.Offset + s.Length
+	}
+	if !allZero(data[end:tableStart]) {
+		return nil, bad("padding before the section table is not zero")
+	}
 	return secs, nil
+}
+
+func allZero(b []byte) bool {
+	for _, c := range b {
+		if c != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // verifySection checks a section's checksum.
 func verifySection(name string, data []byte, s section) error {
 	if checksum(data[s.Offset:s.Offset+s.Length]) != s.CRC {
-		return &CorruptError{File: name, Section: SectionName(s.ID), Detail: "checksum mismatch"}
+		return &CorruptError{File: name, Section: s.Name, Detail: "checksum mismatch"}
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package index
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"sync"
 )
@@ -15,7 +16,7 @@ type Index struct {
 	manifest *Manifest
 	segs     []*Segment
 	docs     int   // live documents
-	tokens   int64 // tokens of all documents
+	tokens   int64 // tokens of the live documents
 
 	keysOnce sync.Once
 	keys     map[string]DocRef
@@ -28,13 +29,31 @@ type DocRef struct {
 	Doc int
 }
 
-// Open opens the index in dir, validating the manifest and the checksum of
-// every segment section except the document store (see Check).
+// Open opens the index in dir, validating the manifest, the checksum of
+// every segment section except the document store (see Check), and every
+// tombstone file. If no writer is at work, it first removes what an
+// interrupted writer left behind (temporary files, files no MANIFEST names).
 func Open(dir string) (*Index, error) {
-	m, err := readManifest(dir)
-	if err != nil {
-		return nil, err
+	cleanLeftovers(dir)
+	for attempt := 0; ; attempt++ {
+		m, err := readManifest(dir)
+		if err != nil {
+			return nil, err
+		}
+		ix, err := openManifest(dir, m)
+		if err != nil && isNotExist(err) && attempt < 10 {
+			// A writer may have committed and removed files of the MANIFEST
+			// just read: read the new one.
+			if m2, err2 := readManifest(dir); err2 == nil && m2.Generation != m.Generation {
+				continue
+			}
+		}
+		return ix, err
 	}
+}
+
+// openManifest opens the snapshot m of the index in dir.
+func openManifest(dir string, m *Manifest) (*Index, error) {
 	ix := &Index{dir: dir, manifest: m, segs: make([]*Segment, len(m.Segments))}
 	errs := make([]error, len(m.Segments))
 	var wg sync.WaitGroup
@@ -45,14 +64,11 @@ func Open(dir string) (*Index, error) {
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			ix.segs[i], errs[i] = openSegment(filepath.Join(dir, ms.File))
+			ix.segs[i], errs[i] = openEntry(dir, ms, true)
 		}()
 	}
 	wg.Wait()
-	for i, err := range errs {
-		if err == nil && ix.segs[i].NumDocs() != m.Segments[i].Docs {
-			err = &CorruptError{File: m.Segments[i].File, Detail: fmt.Sprintf("holds %d documents, the manifest says %d", ix.segs[i].NumDocs(), m.Segments[i].Docs)}
-		}
+	for _, err := range errs {
 		if err != nil {
 			ix.Close()
 			return nil, err
@@ -60,9 +76,56 @@ func Open(dir string) (*Index, error) {
 	}
 	for _, s := range ix.segs {
 		ix.docs += s.NumLive()
-		ix.tokens += s.Tokens()
+		ix.tokens += s.LiveTokens()
 	}
 	return ix, nil
+}
+
+// openEntry opens the segment a manifest entry names and applies its
+// tombstone.
+func openEntry(dir string, ms ManifestSegment, verify bool) (*Segment, error) {
+	path := filepath.Join(dir, ms.File)
+	data, err := mapFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("open segment: %w", err)
+	}
+	s, err := newSegment(path, data, verify)
+	if err == nil {
+		err = s.applyEntry(dir, ms)
+	}
+	if err != nil {
+		unmapFile(data)
+		return nil, err
+	}
+	return s, nil
+}
+
+// applyEntry checks the segment against its manifest entry and applies the
+// entry's tombstone file.
+func (s *Segment) applyEntry(dir string, ms ManifestSegment) error {
+	if s.NumDocs() != ms.Docs {
+		return &CorruptError{File: ms.File, Detail: fmt.Sprintf("holds %d documents, the manifest says %d", s.NumDocs(), ms.Docs)}
+	}
+	if ms.Deletes == "" {
+		return nil
+	}
+	s.tombName = ms.Deletes
+	b, err := os.ReadFile(filepath.Join(dir, ms.Deletes))
+	if err != nil {
+		return fmt.Errorf("open tombstones of %s: %w", ms.File, err)
+	}
+	t, err := decodeTombstone(ms.Deletes, b)
+	if err != nil {
+		return err
+	}
+	seq, _ := fileSeq(ms.File)
+	if err := s.applyTombstone(t, seq); err != nil {
+		return err
+	}
+	if s.NumDeleted() != ms.Deleted {
+		return &CorruptError{File: ms.Deletes, Detail: fmt.Sprintf("deletes %d documents of %s, the manifest says %d", s.NumDeleted(), ms.File, ms.Deleted)}
+	}
+	return nil
 }
 
 // Close unmaps the snapshot's segments.
@@ -102,16 +165,12 @@ func (ix *Index) Segments() []*Segment { return ix.segs }
 // NumDocs is the number of live documents.
 func (ix *Index) NumDocs() int { return ix.docs }
 
-// AvgDocLen is the mean number of indexed tokens per document, for BM25.
+// AvgDocLen is the mean number of indexed tokens per live document, for BM25.
 func (ix *Index) AvgDocLen() float64 {
-	n := 0
-	for _, s := range ix.segs {
-		n += s.NumDocs()
-	}
-	if n == 0 {
+	if ix.docs == 0 {
 		return 0
 	}
-	return float64(ix.tokens) / float64(n)
+	return float64(ix.tokens) / float64(ix.docs)
 }
 
 // Find locates the live document with the given key.

@@ -3,12 +3,12 @@ package index
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"hash/crc32"
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 )
 
 // The MANIFEST names the live files of an index. It is two lines: a JSON
@@ -36,10 +36,18 @@ type Manifest struct {
 // ManifestSegment is one live segment file.
 type ManifestSegment struct {
 	File  string `json:"file"`
-	Docs  int    `json:"docs"`
+	Docs  int    `json:"docs"` // documents in the file, deleted ones included
 	Class int    `json:"class"`
 	Bytes int64  `json:"bytes"`
+
+	// Deletes names the segment's tombstone file, which lists its Deleted
+	// documents; both are absent when no document of the segment is deleted.
+	Deletes string `json:"deletes,omitempty"`
+	Deleted int    `json:"deleted,omitempty"`
 }
+
+// Live is the number of documents of the segment that are not deleted.
+func (s ManifestSegment) Live() int { return s.Docs - s.Deleted }
 
 // segmentFileName is the name of the segment file with sequence number seq;
 // the format version is part of the name.
@@ -61,13 +69,15 @@ func decodeManifest(path string, b []byte) (*Manifest, error) {
 	bad := func(detail string) error { return &CorruptError{File: path, Detail: detail} }
 	body, sum, ok := bytes.Cut(b, []byte("\n"))
 	if !ok {
-		return nil, bad("no checksum line")
+		return nil, bad("no checksum line (file truncated?)")
 	}
-	var want uint32
-	if _, err := fmt.Sscanf(strings.TrimSpace(string(sum)), "crc32c %08x", &want); err != nil {
-		return nil, bad("malformed checksum line")
-	}
-	if crc32.Checksum(body, castagnoli) != want {
+	// The checksum line is exact, newline included: a damaged or truncated
+	// last byte is damage too.
+	want := fmt.Sprintf("crc32c %08x\n", crc32.Checksum(body, castagnoli))
+	if string(sum) != want {
+		if len(sum) != len(want) || !bytes.HasPrefix(sum, []byte("crc32c ")) || sum[len(sum)-1] != '\n' {
+			return nil, bad("malformed checksum line (file truncated?)")
+		}
 		return nil, bad("checksum mismatch")
 	}
 	var m Manifest
@@ -78,11 +88,26 @@ func decodeManifest(path string, b []byte) (*Manifest, error) {
 		return nil, fmt.Errorf("%s: format version %d is not supported (this bitsieve reads version %d)", path, m.Format, formatVersion)
 	}
 	seen := map[string]bool{}
-	for _, s := range m.Segments {
-		if s.File == "" || s.File != filepath.Base(s.File) || strings.HasPrefix(s.File, ".") || seen[s.File] {
-			return nil, bad(fmt.Sprintf("bad segment file name %q", s.File))
+	name := func(n, suffix string) error {
+		seq, ok := fileSeq(n)
+		if n == "" || n != filepath.Base(n) || !strings.HasSuffix(n, suffix) || !ok || seq >= m.NextFile || seen[n] {
+			return bad(fmt.Sprintf("bad file name %q", n))
 		}
-		seen[s.File] = true
+		seen[n] = true
+		return nil
+	}
+	for _, s := range m.Segments {
+		if err := name(s.File, ".seg"); err != nil {
+			return nil, err
+		}
+		if s.Docs < 0 || s.Deleted < 0 || s.Deleted > s.Docs || (s.Deletes == "") != (s.Deleted == 0) || s.Bytes < 0 {
+			return nil, bad(fmt.Sprintf("bad document counts for %s", s.File))
+		}
+		if s.Deletes != "" {
+			if err := name(s.Deletes, ".del"); err != nil {
+				return nil, err
+			}
+		}
 	}
 	return &m, nil
 }
@@ -95,72 +120,23 @@ func encodeManifest(m *Manifest) ([]byte, error) {
 	return fmt.Appendf(body, "\ncrc32c %08x\n", crc32.Checksum(body, castagnoli)), nil
 }
 
-// writeManifest atomically replaces the directory's MANIFEST.
-func writeManifest(dir string, m *Manifest) error {
+// errManifestUnsynced says the new MANIFEST was renamed into place but the
+// directory could not be fsynced: after a crash the directory may hold the
+// old or the new one, so the files of both must be kept.
+var errManifestUnsynced = errors.New("the directory could not be synced after the MANIFEST was replaced")
+
+// commitManifest atomically replaces the directory's MANIFEST. Unless the
+// error wraps errManifestUnsynced, a failure leaves the old MANIFEST in place.
+func commitManifest(dir string, m *Manifest) error {
 	b, err := encodeManifest(m)
 	if err != nil {
 		return err
 	}
-	return writeFileAtomic(dir, ManifestName, b)
-}
-
-// writeFileAtomic writes name in dir through a temp file, fsync and rename,
-// then fsyncs the directory, so the file is either wholly old or wholly new.
-func writeFileAtomic(dir, name string, b []byte) error {
-	tmp := filepath.Join(dir, name+tmpSuffix)
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
-	if err != nil {
+	if err := writeFileSynced(dir, ManifestName, b); err != nil {
 		return err
 	}
-	if _, err := f.Write(b); err != nil {
-		f.Close()
-		os.Remove(tmp)
-		return fmt.Errorf("write %s: %w", tmp, err)
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		os.Remove(tmp)
-		return fmt.Errorf("sync %s: %w", tmp, err)
-	}
-	if err := f.Close(); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	if err := os.Rename(tmp, filepath.Join(dir, name)); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	return syncDir(dir)
-}
-
-// tmpSuffix marks files being written; leftovers are removed by the next writer.
-const tmpSuffix = ".tmp"
-
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil {
-		return fmt.Errorf("sync directory %s: %w", dir, err)
+	if err := syncDir(dir); err != nil {
+		return fmt.Errorf("%w: %w", errManifestUnsynced, err)
 	}
 	return nil
-}
-
-// lockDir takes the index's writer lock (an flock on LOCK), failing at once
-// if another process holds it.
-func lockDir(dir string) (*os.File, error) {
-	f, err := os.OpenFile(filepath.Join(dir, LockName), os.O_RDWR|os.O_CREATE, 0o644)
-	if err != nil {
-		return nil, err
-	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		f.Close()
-		if err == syscall.EWOULDBLOCK {
-			return nil, fmt.Errorf("%s: %w", dir, ErrLocked)
-		}
-		return nil, fmt.Errorf("lock %s: %w", dir, err)
-	}
-	return f, nil
 }

@@ -29,6 +29,12 @@ type Segment struct {
 	live   []uint64 // the live row: row 0, or a copy with deleted documents cleared
 	nlive  int
 
+	// Deletions (tombstone.go): the tombstone file applied, the tokens of
+	// live documents, and how many deleted documents hold each term.
+	tombName   string
+	liveTokens int64
+	delDF      map[TermID]uint32
+
 	fwdOff []uint64
 	fwd    []byte
 
@@ -149,6 +155,7 @@ func newSegment(path string, data []byte, verify bool) (*Segment, error) {
 	s.rowPop = bytesAsU32(pop)
 	s.live = s.Row(0)
 	s.nlive = int(s.rowPop[0])
+	s.liveTokens = h.Tokens
 
 	fwd, err := get(secForward)
 	if err != nil {
@@ -227,8 +234,19 @@ func (s *Segment) NumLive() int { return s.nlive }
 // NumTerms is the number of distinct terms in the segment.
 func (s *Segment) NumTerms() int { return s.hdr.Terms }
 
-// Tokens is the total number of indexed tokens of the segment's documents.
+// Tokens is the total number of indexed tokens of the segment's documents,
+// deleted ones included.
 func (s *Segment) Tokens() int64 { return s.hdr.Tokens }
+
+// LiveTokens is the number of indexed tokens of the live documents.
+func (s *Segment) LiveTokens() int64 { return s.liveTokens }
+
+// NumDeleted is the number of deleted documents.
+func (s *Segment) NumDeleted() int { return s.NumDocs() - s.nlive }
+
+// Tombstone is the name of the tombstone file applied to the segment ("" when
+// no document of it is deleted).
+func (s *Segment) Tombstone() string { return s.tombName }
 
 // LengthClass is the segment's length class (documents with 2^(c-1) ≤
 // distinct terms < 2^c).
@@ -293,8 +311,12 @@ func (s *Segment) PrefixTerms(prefix string, fn func(term string, id TermID) boo
 func (s *Segment) Terms(fn func(term string, id TermID) bool) { s.PrefixTerms("", fn) }
 
 // DF is the number of the segment's documents containing the term (deleted
-// documents included).
+// documents included): the df the row treatment was chosen for.
 func (s *Segment) DF(id TermID) int { return int(s.info[2*id]) }
+
+// LiveDF is the number of the segment's live documents containing the term,
+// for BM25.
+func (s *Segment) LiveDF(id TermID) int { return max(0, int(s.info[2*id])-int(s.delDF[id])) }
 
 // Treatment is how the term is stored in the signature.
 func (s *Segment) Treatment(id TermID) Treatment {

@@ -18,11 +18,21 @@ import (
 
 // WriterOptions configure a Writer. The zero value uses the defaults.
 type WriterOptions struct {
-	Analyzer        string // tokenize language; default tokenize.DefaultLanguage
+	Analyzer        string // tokenize language; default tokenize.DefaultLanguage, or the index's own for OpenWriter
 	Params          Params // signature parameters; default DefaultParams
 	Capacity        int    // most documents per segment; default DefaultCapacity
 	MaxSegmentBytes int64  // most text bytes buffered per segment; default DefaultMaxSegmentBytes
 	Workers         int    // analysis goroutines; default GOMAXPROCS
+
+	// Snapshot, for OpenWriter, is an open snapshot of the directory that
+	// the writer may use as its base instead of opening the index again. It
+	// is used only if it is the directory's current generation, and it is
+	// not closed by the writer.
+	Snapshot *Index
+
+	// Compact is the compaction policy applied after every commit of an
+	// OpenWriter writer (a Create writer lays its segments out afresh).
+	Compact CompactPolicy
 }
 
 const (
@@ -34,78 +44,18 @@ const (
 	DefaultMaxSegmentBytes = 128 << 20
 )
 
-// WriteStats summarise a commit.
-type WriteStats struct {
-	Docs       int           // documents added
-	Bytes      int64         // text bytes analyzed
-	Duplicates []string      // keys seen more than once (the first one is kept)
-	Segments   int           // segment files written
-	IndexBytes int64         // size of all live segment files
-	Elapsed    time.Duration // from Create to the end of Commit
-}
-
-// Writer builds a new index in a directory. Documents are analyzed by
-// several goroutines, routed by length class, and sealed into segments as
-// classes fill up; Commit seals the rest and atomically replaces the
-// directory's previous index (if any), which stays fully usable until then.
-// A Writer holds the directory's lock from Create until Commit or Abort.
-type Writer struct {
-	dir   string
-	opt   WriterOptions
-	lock  *os.File
-	start time.Time
-	base  *Manifest // the manifest this commit replaces (nil: none)
-
-	in      chan job
-	out     chan job
-	workers sync.WaitGroup
-	collect sync.WaitGroup
-	seals   sync.WaitGroup
-	sealSem chan struct{}
-
-	seq       uint64 // next document sequence number (Add)
-	fileSeq   atomic.Uint64
-	docs      atomic.Int64
-	bytes     atomic.Int64
-	closed    bool
-	errOnce   sync.Once
-	err       error
-	errSet    atomic.Bool
-	mu        sync.Mutex // guards segs and dups
-	segs      []ManifestSegment
-	dups      []string
-	classes   map[int]*classBuffer
-	keys      map[string]struct{}
-	nextOut   uint64
-	reorder   map[uint64]*analyzedDoc
-	committed bool
-}
-
-type job struct {
-	seq uint64
-	doc Document
-	res *analyzedDoc
-}
-
-type classBuffer struct {
-	docs  []*analyzedDoc
-	bytes int64
-}
-
-// Create starts a new index in dir (created if missing). The previous index
-// in dir, if any, is replaced only when Commit succeeds.
-func Create(dir string, opt WriterOptions) (*Writer, error) {
+func (opt *WriterOptions) setDefaults() error {
 	if opt.Analyzer == "" {
 		opt.Analyzer = tokenize.DefaultLanguage
 	}
 	if _, err := tokenize.New(opt.Analyzer); err != nil {
-		return nil, err
+		return err
 	}
 	if opt.Params == (Params{}) {
 		opt.Params = DefaultParams
 	}
 	if err := opt.Params.validate(); err != nil {
-		return nil, err
+		return err
 	}
 	if opt.Capacity <= 0 {
 		opt.Capacity = DefaultCapacity
@@ -116,24 +66,127 @@ func Create(dir string, opt WriterOptions) (*Writer, error) {
 	if opt.Workers <= 0 {
 		opt.Workers = runtime.GOMAXPROCS(0)
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("create index directory: %w", err)
+	return nil
+}
+
+// WriteStats summarise a commit.
+type WriteStats struct {
+	Docs       int      // documents written: Added + Replaced
+	Added      int      // documents with a key the index did not hold
+	Replaced   int      // documents that replaced a live document with the same key
+	Deleted    int      // live documents deleted (not counting replaced ones)
+	Unchanged  int      // documents AddIfChanged found identical to the indexed ones
+	Bytes      int64    // text bytes analyzed
+	Duplicates []string // keys added more than once to a Create writer (the first one is kept)
+	Segments   int      // segment files written
+	Tombstones int      // tombstone files written
+
+	IndexBytes int64         // size of all live segment files after the commit
+	Generation uint64        // the index's generation after the commit (and compaction)
+	Elapsed    time.Duration // from Create or OpenWriter to the end of Commit
+
+	// Compaction is what the automatic compaction after the commit did;
+	// CompactErr says why it failed. The commit stands either way.
+	Compaction CompactStats
+	CompactErr error
+}
+
+// ErrNotFound is returned by Writer.Delete for a key that is not live.
+var ErrNotFound = errors.New("no such document")
+
+// Writer changes the index in a directory. Documents are analyzed by several
+// goroutines, routed by length class, and sealed into new segments as
+// classes fill up; Commit seals the rest, writes tombstones for the documents
+// deleted or replaced, and atomically replaces the directory's MANIFEST. The
+// previous index stays fully usable until then, and is unchanged by Abort or
+// by any failure. A Writer holds the directory's lock from Create or
+// OpenWriter until Commit or Abort. Its methods may be called from several
+// goroutines; they are applied in the order they are called.
+type Writer struct {
+	dir     string
+	opt     WriterOptions
+	lock    *os.File
+	start   time.Time
+	rebuild bool      // Create: the new index replaces the old one entirely
+	baseM   *Manifest // the manifest this commit replaces (nil: none, or unreadable in a rebuild)
+	base    *Index    // snapshot of baseM, for an incremental writer
+	ownBase bool      // base was opened by the writer
+
+	// Caller side, under mu.
+	mu        sync.Mutex
+	seq       uint64          // next job sequence number
+	session   map[string]bool // keys added (true) or deleted (false) by this writer, last call wins
+	kept      map[string]bool // keys AddIfChanged found unchanged
+	unchanged int
+	closed    bool
+
+	in      chan job
+	out     chan job
+	workers sync.WaitGroup
+	collect sync.WaitGroup
+	seals   sync.WaitGroup
+	sealSem chan struct{}
+
+	fileSeq atomic.Uint64
+	docs    atomic.Int64
+	bytes   atomic.Int64
+	errOnce sync.Once
+	err     error
+	errSet  atomic.Bool
+
+	segMu    sync.Mutex // guards segs and newFiles
+	segs     []ManifestSegment
+	newFiles []string // files written by this writer, removed if the commit fails
+
+	// Collector state: only the collector goroutine touches it until stop.
+	classes map[int]*classBuffer
+	loc     map[string]sessionDoc // live documents added by this writer
+	dups    []string
+	baseDel map[string]DocRef   // live base documents to delete
+	newDel  map[string][]uint32 // new segment → its documents deleted again by this writer
+	nextOut uint64
+	reorder map[uint64]job
+
+	committed bool
+}
+
+// sessionDoc locates a document added by the writer: still buffered, or
+// sealed into a new segment.
+type sessionDoc struct {
+	pending *analyzedDoc
+	seg     string
+	local   uint32
+}
+
+type job struct {
+	seq uint64
+	doc Document
+	del bool // delete doc.Key
+	res *analyzedDoc
+}
+
+type classBuffer struct {
+	docs  []*analyzedDoc
+	bytes int64
+}
+
+// Create starts a new index in dir (created if missing). The previous index
+// in dir, if any, is replaced only when Commit succeeds; it may be damaged.
+// If a key is added twice, the first document is kept and the key is listed
+// in WriteStats.Duplicates.
+func Create(dir string, opt WriterOptions) (*Writer, error) {
+	if err := opt.setDefaults(); err != nil {
+		return nil, err
 	}
-	lock, err := lockDir(dir)
+	w, err := newWriter(dir, opt)
 	if err != nil {
 		return nil, err
 	}
-	w := &Writer{
-		dir: dir, opt: opt, lock: lock, start: time.Now(),
-		in: make(chan job, 256), out: make(chan job, 256),
-		sealSem: make(chan struct{}, 2),
-		classes: map[int]*classBuffer{}, keys: map[string]struct{}{},
-		reorder: map[uint64]*analyzedDoc{},
-	}
+	w.rebuild = true
 	base, err := readManifest(dir)
 	switch {
 	case err == nil:
-		w.base = base
+		w.baseM = base
 		w.fileSeq.Store(base.NextFile)
 	case errors.Is(err, ErrNoIndex):
 		w.fileSeq.Store(1)
@@ -142,37 +195,100 @@ func Create(dir string, opt WriterOptions) (*Writer, error) {
 		// past any file already in the directory.
 		w.fileSeq.Store(nextFreeSeq(dir))
 	}
+	w.startPipeline()
+	return w, nil
+}
+
+// OpenWriter opens the index in dir for changes, creating an empty one if
+// there is none. Added documents replace live documents with the same key;
+// everything else is kept. The index must have been built with the same
+// analyzer: opt.Analyzer may be empty (the index's own is used) but not
+// different.
+func OpenWriter(dir string, opt WriterOptions) (*Writer, error) {
+	want := opt.Analyzer
+	snap := opt.Snapshot
+	opt.Snapshot = nil
+	if err := opt.setDefaults(); err != nil {
+		return nil, err
+	}
+	w, err := newWriter(dir, opt)
+	if err != nil {
+		return nil, err
+	}
+	m, err := readManifest(dir)
+	switch {
+	case errors.Is(err, ErrNoIndex):
+		w.fileSeq.Store(nextFreeSeq(dir))
+		w.startPipeline()
+		return w, nil
+	case err != nil:
+		w.release()
+		return nil, fmt.Errorf("%w (run 'bitsieve check'; a rebuild replaces a damaged index)", err)
+	}
+	if want != "" && want != m.Analyzer {
+		w.release()
+		return nil, fmt.Errorf("index %s was built with the %q analyzer, not %q: queries and documents must be analyzed alike (rebuild the index to change its analyzer)", dir, m.Analyzer, want)
+	}
+	w.opt.Analyzer = m.Analyzer
+	if _, err := tokenize.New(m.Analyzer); err != nil {
+		w.release()
+		return nil, fmt.Errorf("index %s: %w", dir, err)
+	}
+	w.baseM = m
+	w.fileSeq.Store(m.NextFile)
+	if snap != nil && snap.dir == dir && snap.manifest.Generation == m.Generation && snap.segs != nil {
+		w.base = snap
+	} else {
+		ix, err := openManifest(dir, m)
+		if err != nil {
+			w.release()
+			return nil, fmt.Errorf("%w (run 'bitsieve check'; a rebuild replaces a damaged index)", err)
+		}
+		w.base, w.ownBase = ix, true
+	}
+	w.startPipeline()
+	return w, nil
+}
+
+func newWriter(dir string, opt WriterOptions) (*Writer, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("create index directory: %w", err)
+	}
+	lock, err := lockDir(dir)
+	if err != nil {
+		return nil, err
+	}
 	removeTemps(dir)
-	for i := 0; i < opt.Workers; i++ {
+	return &Writer{
+		dir: dir, opt: opt, lock: lock, start: time.Now(),
+		session: map[string]bool{}, kept: map[string]bool{},
+		in: make(chan job, 256), out: make(chan job, 256),
+		sealSem: make(chan struct{}, 2),
+		classes: map[int]*classBuffer{}, loc: map[string]sessionDoc{},
+		baseDel: map[string]DocRef{}, newDel: map[string][]uint32{},
+		reorder: map[uint64]job{},
+	}, nil
+}
+
+func (w *Writer) startPipeline() {
+	for i := 0; i < w.opt.Workers; i++ {
 		w.workers.Add(1)
 		go w.analyze()
 	}
 	w.collect.Add(1)
 	go w.collector()
-	return w, nil
 }
 
-// nextFreeSeq returns a file sequence number above every segment file in dir.
+// nextFreeSeq returns a file sequence number above every index file in dir.
 func nextFreeSeq(dir string) uint64 {
 	next := uint64(1)
 	ents, _ := os.ReadDir(dir)
 	for _, e := range ents {
-		var seq uint64
-		if _, err := fmt.Sscanf(e.Name(), "%d.", &seq); err == nil && seq >= next {
+		if seq, ok := fileSeq(e.Name()); ok && seq >= next {
 			next = seq + 1
 		}
 	}
 	return next
-}
-
-// removeTemps deletes files left by an interrupted writer.
-func removeTemps(dir string) {
-	ents, _ := os.ReadDir(dir)
-	for _, e := range ents {
-		if strings.HasSuffix(e.Name(), tmpSuffix) {
-			os.Remove(filepath.Join(dir, e.Name()))
-		}
-	}
 }
 
 func (w *Writer) fail(err error) {
@@ -182,18 +298,144 @@ func (w *Writer) fail(err error) {
 	})
 }
 
-// Add queues a document. It returns the first error the writer has met (the
-// writer is then unusable and Commit returns the same error).
+// Add queues a document. In a writer from OpenWriter it replaces the live
+// document with the same key, if any (also one added earlier by this
+// writer). It returns the first error the writer has met (the writer is then
+// unusable and Commit returns the same error).
 func (w *Writer) Add(d Document) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.addLocked(d)
+}
+
+func (w *Writer) addLocked(d Document) error {
 	if w.closed {
 		return errorf("Add after Commit or Abort")
 	}
 	if w.errSet.Load() {
 		return w.err
 	}
+	w.session[d.Key] = true
+	delete(w.kept, d.Key)
 	w.in <- job{seq: w.seq, doc: d}
 	w.seq++
 	return nil
+}
+
+// AddIfChanged adds d unless the index already holds a live document with
+// the same key, size, modification time, title and text (by xxhash64); such
+// a document is left as it is, neither analyzed nor rewritten, and counted
+// as unchanged. It reports whether d was added.
+func (w *Writer) AddIfChanged(d Document) (bool, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if _, touched := w.session[d.Key]; !touched && w.base != nil && !w.closed {
+		if ref, ok := w.base.Find(d.Key); ok {
+			info := w.base.segs[ref.Seg].Doc(ref.Doc)
+			var mtime int64
+			if !d.ModTime.IsZero() {
+				mtime = d.ModTime.UnixNano()
+			}
+			var had int64
+			if !info.ModTime.IsZero() {
+				had = info.ModTime.UnixNano()
+			}
+			if info.Size == d.Size && had == mtime && info.Title == d.Title &&
+				info.TextLen == len(d.Text) && info.Hash == xxhash.Sum64(d.Text) {
+				if !w.kept[d.Key] {
+					w.kept[d.Key] = true
+					w.unchanged++
+				}
+				return false, nil
+			}
+		}
+	}
+	return true, w.addLocked(d)
+}
+
+// Delete removes the live document with the given key: one in the index,
+// or one added earlier by this writer. It returns an error wrapping
+// ErrNotFound if there is none.
+func (w *Writer) Delete(key string) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.deleteLocked(key)
+}
+
+func (w *Writer) deleteLocked(key string) error {
+	if w.closed {
+		return errorf("Delete after Commit or Abort")
+	}
+	if w.errSet.Load() {
+		return w.err
+	}
+	if !w.isLive(key) {
+		return fmt.Errorf("delete %q: %w", key, ErrNotFound)
+	}
+	w.session[key] = false
+	if w.kept[key] {
+		delete(w.kept, key)
+		w.unchanged--
+	}
+	w.in <- job{seq: w.seq, doc: Document{Key: key}, del: true}
+	w.seq++
+	return nil
+}
+
+// isLive reports whether key is live once the calls so far are applied.
+func (w *Writer) isLive(key string) bool {
+	if added, ok := w.session[key]; ok {
+		return added
+	}
+	if w.base == nil || w.rebuild {
+		return false
+	}
+	_, ok := w.base.Find(key)
+	return ok
+}
+
+// Contains reports whether a live document has the key, counting the calls
+// made to the writer so far.
+func (w *Writer) Contains(key string) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.isLive(key)
+}
+
+// DeleteUnseen deletes every live document of the index that this writer
+// has neither added, deleted nor found unchanged (AddIfChanged), and for
+// which inScope returns true (nil: every key). It is how a run over a
+// directory removes the documents of files that are gone; inScope protects
+// documents the run did not look at. It returns the number of deletions.
+func (w *Writer) DeleteUnseen(inScope func(key string) bool) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.closed {
+		return 0, errorf("DeleteUnseen after Commit or Abort")
+	}
+	if w.base == nil || w.rebuild {
+		return 0, nil
+	}
+	n := 0
+	for _, s := range w.base.segs {
+		for d := 0; d < s.NumDocs(); d++ {
+			if !s.IsLive(d) {
+				continue
+			}
+			key := s.DocKey(d)
+			if _, touched := w.session[key]; touched || w.kept[key] {
+				continue
+			}
+			if inScope != nil && !inScope(key) {
+				continue
+			}
+			if err := w.deleteLocked(key); err != nil {
+				return n, err
+			}
+			n++
+		}
+	}
+	return n, nil
 }
 
 // Progress reports the documents and text bytes analyzed so far; it is safe
@@ -206,6 +448,10 @@ func (w *Writer) analyze() {
 	var terms []string
 	counts := map[string]uint32{}
 	for j := range w.in {
+		if j.del {
+			w.out <- j
+			continue
+		}
 		terms = a.Terms(terms[:0], j.doc.Text)
 		clear(counts)
 		for _, t := range terms {
@@ -223,32 +469,68 @@ func (w *Writer) analyze() {
 	}
 }
 
-// collector puts analyzed documents back in Add order (so an index is a
-// deterministic function of its input) and routes them to length classes.
+// collector puts analyzed documents and deletions back in call order (so an
+// index is a deterministic function of its input, and the last call for a
+// key wins) and applies them.
 func (w *Writer) collector() {
 	defer w.collect.Done()
 	for j := range w.out {
-		w.reorder[j.seq] = j.res
+		w.reorder[j.seq] = j
 		for {
-			d, ok := w.reorder[w.nextOut]
+			j, ok := w.reorder[w.nextOut]
 			if !ok {
 				break
 			}
 			delete(w.reorder, w.nextOut)
 			w.nextOut++
-			w.route(d)
+			if j.del {
+				w.remove(j.doc.Key)
+			} else {
+				w.route(j.res)
+			}
 		}
 	}
 }
 
-func (w *Writer) route(d *analyzedDoc) {
-	if _, dup := w.keys[d.doc.Key]; dup {
-		w.mu.Lock()
-		w.dups = append(w.dups, d.doc.Key)
-		w.mu.Unlock()
+// remove deletes key: the version this writer added, and the base's.
+func (w *Writer) remove(key string) {
+	if prev, ok := w.loc[key]; ok {
+		w.dropSession(prev)
+		delete(w.loc, key)
+	}
+	w.deleteBase(key)
+}
+
+func (w *Writer) deleteBase(key string) {
+	if w.base == nil || w.rebuild {
 		return
 	}
-	w.keys[d.doc.Key] = struct{}{}
+	if ref, ok := w.base.Find(key); ok {
+		w.baseDel[key] = ref
+	}
+}
+
+// dropSession deletes a document this writer added earlier: out of its
+// buffer if it is not sealed yet, else by a tombstone in its new segment.
+func (w *Writer) dropSession(d sessionDoc) {
+	if d.pending != nil {
+		d.pending.dropped = true
+		return
+	}
+	w.newDel[d.seg] = append(w.newDel[d.seg], d.local)
+}
+
+func (w *Writer) route(d *analyzedDoc) {
+	key := d.doc.Key
+	if prev, ok := w.loc[key]; ok {
+		if w.rebuild {
+			w.dups = append(w.dups, key)
+			return
+		}
+		w.dropSession(prev)
+	}
+	w.deleteBase(key)
+	w.loc[key] = sessionDoc{pending: d}
 	c := lengthClass(len(d.terms))
 	b := w.classes[c]
 	if b == nil {
@@ -263,8 +545,23 @@ func (w *Writer) route(d *analyzedDoc) {
 	}
 }
 
-// seal writes docs as a new segment file in the background.
+// seal writes the documents not dropped meanwhile as a new segment file, in
+// the background. Their names and local ids are fixed here, so later calls
+// can delete them by tombstone.
 func (w *Writer) seal(docs []*analyzedDoc, class int) {
+	kept := make([]*analyzedDoc, 0, len(docs))
+	for _, d := range docs {
+		if !d.dropped {
+			kept = append(kept, d)
+		}
+	}
+	if len(kept) == 0 {
+		return
+	}
+	name := segmentFileName(w.fileSeq.Add(1) - 1)
+	for i, d := range kept {
+		w.loc[d.doc.Key] = sessionDoc{seg: name, local: uint32(i)}
+	}
 	w.sealSem <- struct{}{}
 	w.seals.Add(1)
 	go func() {
@@ -273,48 +570,34 @@ func (w *Writer) seal(docs []*analyzedDoc, class int) {
 		if w.errSet.Load() {
 			return
 		}
-		seg, err := w.writeSegment(docs, class)
+		seg, err := writeSegmentFile(w.dir, name, kept, w.opt.Params, class)
 		if err != nil {
 			w.fail(err)
 			return
 		}
-		w.mu.Lock()
+		w.segMu.Lock()
 		w.segs = append(w.segs, seg)
-		w.mu.Unlock()
+		w.newFiles = append(w.newFiles, seg.File)
+		w.segMu.Unlock()
 	}()
 }
 
-func (w *Writer) writeSegment(docs []*analyzedDoc, class int) (ManifestSegment, error) {
-	name := segmentFileName(w.fileSeq.Add(1) - 1)
-	path := filepath.Join(w.dir, name)
-	tmp := path + tmpSuffix
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+// writeSegmentFile writes docs as the segment file name in dir: to a
+// temporary file, fsynced, renamed. The caller fsyncs the directory.
+func writeSegmentFile(dir, name string, docs []*analyzedDoc, p Params, class int) (ManifestSegment, error) {
+	t, err := createTemp(dir, name)
 	if err != nil {
 		return ManifestSegment{}, fmt.Errorf("create segment: %w", err)
 	}
-	fail := func(err error) (ManifestSegment, error) {
-		f.Close()
-		os.Remove(tmp)
+	if _, err := buildSegment(t, docs, p, class); err != nil {
+		t.abort()
 		return ManifestSegment{}, fmt.Errorf("write segment %s: %w", name, err)
 	}
-	if _, err := buildSegment(f, docs, w.opt.Params, class); err != nil {
-		return fail(err)
-	}
-	if err := f.Sync(); err != nil {
-		return fail(err)
-	}
-	fi, err := f.Stat()
-	if err != nil {
-		return fail(err)
-	}
-	if err := f.Close(); err != nil {
-		return fail(err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
+	size := t.n
+	if err := t.commit(); err != nil {
 		return ManifestSegment{}, fmt.Errorf("write segment %s: %w", name, err)
 	}
-	return ManifestSegment{File: name, Docs: len(docs), Class: class, Bytes: fi.Size()}, nil
+	return ManifestSegment{File: name, Docs: len(docs), Class: class, Bytes: size}, nil
 }
 
 // stop closes the pipeline and waits for every goroutine.
@@ -329,10 +612,17 @@ func (w *Writer) stop() {
 	w.collect.Wait()
 }
 
-// Commit seals the remaining documents and atomically makes the new index
-// the directory's index. Files of the previous index are removed afterwards;
-// open readers keep working on their mapped snapshot.
+// Commit seals the remaining documents, writes the tombstones, and
+// atomically makes the result the directory's index; then it runs the
+// compaction policy. Files the new MANIFEST no longer names are removed;
+// open readers keep working on their snapshot. A writer with nothing to
+// change commits nothing: the generation stays the same.
 func (w *Writer) Commit() (WriteStats, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.closed {
+		return WriteStats{}, errorf("Commit after Commit or Abort")
+	}
 	w.stop()
 	groups, classes := groupLeftovers(w.classes)
 	for i, g := range groups {
@@ -344,37 +634,132 @@ func (w *Writer) Commit() (WriteStats, error) {
 		w.removeNew()
 		return WriteStats{}, w.err
 	}
-	slices.SortFunc(w.segs, func(a, b ManifestSegment) int { return strings.Compare(a.File, b.File) })
-	m := &Manifest{
-		Format: formatVersion, Analyzer: w.opt.Analyzer,
-		NextFile: w.fileSeq.Load(), Segments: w.segs,
+	st := WriteStats{Unchanged: w.unchanged, Bytes: w.bytes.Load(), Duplicates: w.dups, Segments: len(w.segs)}
+	for key := range w.baseDel {
+		if _, ok := w.loc[key]; ok {
+			st.Replaced++
+		} else {
+			st.Deleted++
+		}
 	}
-	if w.base != nil {
-		m.Generation = w.base.Generation
+	st.Docs = len(w.loc)
+	st.Added = st.Docs - st.Replaced
+
+	m, tombs := w.newManifest()
+	if !w.rebuild && w.baseM != nil && len(w.segs) == 0 && len(w.baseDel) == 0 {
+		st.Generation = w.baseM.Generation
+		st.IndexBytes = manifestBytes(w.baseM)
+		st.Elapsed = time.Since(w.start)
+		return st, nil
 	}
-	m.Generation++
+	for _, t := range tombs {
+		w.newFiles = append(w.newFiles, t.name)
+		if err := writeFileSynced(w.dir, t.name, t.data); err != nil {
+			w.removeNew()
+			return WriteStats{}, fmt.Errorf("write tombstones %s: %w", t.name, err)
+		}
+	}
+	st.Tombstones = len(tombs)
 	if err := syncDir(w.dir); err != nil {
 		w.removeNew()
 		return WriteStats{}, err
 	}
-	if err := writeManifest(w.dir, m); err != nil {
-		w.removeNew()
+	if err := commitManifest(w.dir, m); err != nil {
+		if !errors.Is(err, errManifestUnsynced) {
+			w.removeNew()
+		}
 		return WriteStats{}, fmt.Errorf("commit index %s: %w", w.dir, err)
 	}
 	w.committed = true
+	w.closeBase()
 	removeUnlisted(w.dir, m)
-	st := WriteStats{
-		Docs: int(w.docs.Load()) - len(w.dups), Bytes: w.bytes.Load(), Duplicates: w.dups,
-		Segments: len(w.segs), Elapsed: time.Since(w.start),
+	if !w.opt.Compact.Disabled && !w.rebuild {
+		cm, cst, err := compactLocked(w.dir, m, CompactOptions{
+			Params: w.opt.Params, Capacity: w.opt.Capacity, MaxSegmentBytes: w.opt.MaxSegmentBytes, Policy: w.opt.Compact,
+		})
+		st.Compaction, st.CompactErr = cst, err
+		m = cm
 	}
-	for _, s := range w.segs {
-		st.IndexBytes += s.Bytes
-	}
+	st.Generation = m.Generation
+	st.IndexBytes = manifestBytes(m)
+	st.Elapsed = time.Since(w.start)
 	return st, nil
 }
 
-// Abort discards everything added; the directory's index is unchanged.
+func manifestBytes(m *Manifest) int64 {
+	var n int64
+	for _, s := range m.Segments {
+		n += s.Bytes
+	}
+	return n
+}
+
+type pendingFile struct {
+	name string
+	data []byte
+}
+
+// newManifest builds the manifest of the commit and the tombstone files it
+// names: the base's segments (none in a rebuild) with this writer's
+// deletions applied, then the new segments. A segment left without a live
+// document is dropped.
+func (w *Writer) newManifest() (*Manifest, []pendingFile) {
+	m := &Manifest{Format: formatVersion, Analyzer: w.opt.Analyzer}
+	if w.baseM != nil {
+		m.Generation = w.baseM.Generation
+	}
+	m.Generation++
+	var tombs []pendingFile
+	apply := func(ms ManifestSegment, del []uint64, added []uint32) {
+		if len(added) == 0 {
+			m.Segments = append(m.Segments, ms)
+			return
+		}
+		if del == nil {
+			del = make([]uint64, (ms.Docs+63)/64)
+		}
+		for _, d := range added {
+			del[d/64] |= 1 << (d % 64)
+		}
+		n := popcount(del)
+		if n == ms.Docs {
+			return // nothing left: drop the segment
+		}
+		seq, _ := fileSeq(ms.File)
+		name := tombstoneFileName(w.fileSeq.Add(1) - 1)
+		tombs = append(tombs, pendingFile{name, encodeTombstone(seq, ms.Docs, del)})
+		ms.Deletes, ms.Deleted = name, n
+		m.Segments = append(m.Segments, ms)
+	}
+	if !w.rebuild && w.base != nil {
+		bySeg := make([][]uint32, len(w.base.segs))
+		for _, ref := range w.baseDel {
+			bySeg[ref.Seg] = append(bySeg[ref.Seg], uint32(ref.Doc))
+		}
+		for i, ms := range w.baseM.Segments {
+			var del []uint64
+			if len(bySeg[i]) > 0 {
+				del = w.base.segs[i].deletedBits()
+			}
+			apply(ms, del, bySeg[i])
+		}
+	}
+	slices.SortFunc(w.segs, func(a, b ManifestSegment) int { return strings.Compare(a.File, b.File) })
+	for _, ms := range w.segs {
+		apply(ms, nil, w.newDel[ms.File])
+	}
+	slices.SortFunc(m.Segments, func(a, b ManifestSegment) int { return strings.Compare(a.File, b.File) })
+	m.NextFile = w.fileSeq.Load()
+	return m, tombs
+}
+
+// Abort discards every change; the directory's index is unchanged.
 func (w *Writer) Abort() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.lock == nil {
+		return nil
+	}
 	w.stop()
 	w.seals.Wait()
 	w.removeNew()
@@ -383,29 +768,23 @@ func (w *Writer) Abort() error {
 }
 
 func (w *Writer) removeNew() {
-	for _, s := range w.segs {
-		os.Remove(filepath.Join(w.dir, s.File))
+	for _, f := range w.newFiles {
+		os.Remove(filepath.Join(w.dir, f))
 	}
-	w.segs = nil
+	w.newFiles, w.segs = nil, nil
+}
+
+func (w *Writer) closeBase() {
+	if w.ownBase && w.base != nil {
+		w.base.Close()
+	}
+	w.base = nil
 }
 
 func (w *Writer) release() {
+	w.closeBase()
 	if w.lock != nil {
 		w.lock.Close()
 		w.lock = nil
-	}
-}
-
-// removeUnlisted deletes segment files that the manifest no longer names.
-func removeUnlisted(dir string, m *Manifest) {
-	live := map[string]bool{}
-	for _, s := range m.Segments {
-		live[s.File] = true
-	}
-	ents, _ := os.ReadDir(dir)
-	for _, e := range ents {
-		if n := e.Name(); strings.HasSuffix(n, ".seg") && !live[n] {
-			os.Remove(filepath.Join(dir, n))
-		}
 	}
 }

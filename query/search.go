@@ -130,7 +130,7 @@ func (s *Searcher) compile(q string) (*compiled, error) {
 		df := 0
 		for _, seg := range s.ix.Segments() {
 			if id, ok := seg.Lookup(t); ok {
-				df += seg.DF(id)
+				df += seg.LiveDF(id)
 			}
 		}
 		c.idf[i] = bm25IDF(n, float64(df))

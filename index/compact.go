@@ -1,0 +1,369 @@
+package index
+
+import (
+	"errors"
+	"fmt"
+	"math/bits"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/cespare/xxhash/v2"
+)
+
+// CompactPolicy is the compaction a Writer runs after each commit. Small
+// segments are grouped in size tiers (a factor of four in live documents
+// apart); when one tier holds MergeFactor segments, they are merged. A
+// segment whose deleted fraction exceeds MaxDeletedFraction is rewritten
+// without its deleted documents. Each document is thus rewritten about
+// log4(Capacity/commit size) times over its life, and no segment carries
+// more than a quarter of dead weight.
+type CompactPolicy struct {
+	Disabled           bool    // no compaction after commits
+	MergeFactor        int     // small segments of one tier that trigger a merge; default 8
+	MaxDeletedFraction float64 // deleted fraction that triggers a rewrite; default 0.25
+}
+
+// CompactOptions configure Compact.
+type CompactOptions struct {
+	Params          Params // signature parameters of merged segments; default DefaultParams
+	Capacity        int    // most documents per segment; default DefaultCapacity
+	MaxSegmentBytes int64  // most text bytes per segment; default DefaultMaxSegmentBytes
+
+	// All merges every segment that has deleted documents or is not full,
+	// instead of only what Policy asks for.
+	All    bool
+	Policy CompactPolicy
+}
+
+func (opt *CompactOptions) setDefaults() error {
+	if opt.Params == (Params{}) {
+		opt.Params = DefaultParams
+	}
+	if err := opt.Params.validate(); err != nil {
+		return err
+	}
+	if opt.Capacity <= 0 {
+		opt.Capacity = DefaultCapacity
+	}
+	if opt.MaxSegmentBytes <= 0 {
+		opt.MaxSegmentBytes = DefaultMaxSegmentBytes
+	}
+	if opt.Policy.MergeFactor < 2 {
+		opt.Policy.MergeFactor = 8
+	}
+	if opt.Policy.MaxDeletedFraction <= 0 {
+		opt.Policy.MaxDeletedFraction = 0.25
+	}
+	return nil
+}
+
+// CompactStats summarise a compaction.
+type CompactStats struct {
+	Merges      int   // merges committed (each one MANIFEST swap)
+	SegmentsIn  int   // segments merged away
+	SegmentsOut int   // segments written
+	Docs        int   // live documents rewritten
+	Dropped     int   // deleted documents removed for good
+	BytesIn     int64 // size of the segments merged away
+	BytesOut    int64 // size of the segments written
+	Generation  uint64
+	Elapsed     time.Duration
+}
+
+// Compact merges segments of the index in dir and drops deleted documents,
+// taking the writer lock. See CompactPolicy and CompactOptions.All for what
+// is merged. Each merge is committed like any change (new segment files,
+// then a MANIFEST swap), so readers keep their snapshot, and a crash leaves
+// the index as it was before or after the merge.
+func Compact(dir string, opt CompactOptions) (CompactStats, error) {
+	if err := opt.setDefaults(); err != nil {
+		return CompactStats{}, err
+	}
+	lock, err := lockDir(dir)
+	if err != nil {
+		return CompactStats{}, err
+	}
+	defer lock.Close()
+	removeTemps(dir)
+	m, err := readManifest(dir)
+	if err != nil {
+		return CompactStats{}, err
+	}
+	_, st, err := compactLocked(dir, m, opt)
+	return st, err
+}
+
+// compactLocked runs merges until the policy is satisfied (or one pass of
+// everything, for All), with the lock held; m is the current manifest. It
+// returns the manifest in force afterwards.
+func compactLocked(dir string, m *Manifest, opt CompactOptions) (*Manifest, CompactStats, error) {
+	start := time.Now()
+	st := CompactStats{Generation: m.Generation}
+	if err := opt.setDefaults(); err != nil {
+		return m, st, err
+	}
+	for iter := 0; iter < 32; iter++ {
+		group := planCompaction(m, opt)
+		if len(group) == 0 {
+			break
+		}
+		next, err := merge(dir, m, group, opt, &st)
+		if err != nil {
+			st.Elapsed = time.Since(start)
+			return m, st, fmt.Errorf("compact %s: %w", dir, err)
+		}
+		m = next
+		st.Generation = m.Generation
+		if opt.All {
+			break
+		}
+	}
+	st.Elapsed = time.Since(start)
+	return m, st, nil
+}
+
+// planCompaction chooses the segments (indices into m.Segments) of the next
+// merge, from the manifest alone. A segment is full when it holds half its
+// capacity of documents or a quarter of MaxSegmentBytes.
+func planCompaction(m *Manifest, opt CompactOptions) []int {
+	var group []int
+	tiers := map[int][]int{}
+	for i, s := range m.Segments {
+		full := s.Docs >= opt.Capacity/2 || s.Bytes >= opt.MaxSegmentBytes/4
+		if opt.All {
+			if s.Deleted > 0 || !full {
+				group = append(group, i)
+			}
+			continue
+		}
+		if s.Deleted > 0 && float64(s.Deleted) > opt.Policy.MaxDeletedFraction*float64(s.Docs) {
+			group = append(group, i)
+		} else if !full {
+			t := bits.Len(uint(s.Live())) / 2
+			tiers[t] = append(tiers[t], i)
+		}
+	}
+	for _, idx := range tiers {
+		if len(idx) >= opt.Policy.MergeFactor {
+			group = append(group, idx...)
+		}
+	}
+	slices.Sort(group)
+	if len(group) == 1 && m.Segments[group[0]].Deleted == 0 {
+		return nil
+	}
+	return group
+}
+
+// merge rewrites the live documents of the group's segments into new
+// segments and commits a manifest without the group.
+//
+// Documents are rebuilt from the forward index, not re-analyzed: the forward
+// index holds exactly what the analyzer produced (every term with its
+// frequency) and the document table the token count, so a merged document
+// is the same as a freshly analyzed one, and a merge costs decompressing
+// the stored texts and sealing, about a hundred times less than analysis
+// (stemming runs at 3–4 MB/s per core). Each text is checked against its
+// hash, so a merge never carries damage into a new file. Documents are
+// routed by their own length class, as the writer routes them.
+func merge(dir string, m *Manifest, group []int, opt CompactOptions, st *CompactStats) (*Manifest, error) {
+	seq := m.NextFile
+	var outs []ManifestSegment
+	removeOuts := func() {
+		for _, o := range outs {
+			os.Remove(filepath.Join(dir, o.File))
+		}
+	}
+	write := func(docs []*analyzedDoc, class int) error {
+		name := segmentFileName(seq)
+		seq++
+		ms, err := writeSegmentFile(dir, name, docs, opt.Params, class)
+		if err != nil {
+			return err
+		}
+		outs = append(outs, ms)
+		return nil
+	}
+	classes := map[int]*classBuffer{}
+	docs, dropped := 0, 0
+	var bytesIn int64
+	for _, i := range group {
+		ms := m.Segments[i]
+		bytesIn += ms.Bytes
+		s, err := openEntry(dir, ms, true)
+		if err != nil {
+			removeOuts()
+			return nil, err
+		}
+		src := newMergeSource(s)
+		for d := 0; d < s.NumDocs(); d++ {
+			if !s.IsLive(d) {
+				dropped++
+				continue
+			}
+			ad, err := src.doc(d)
+			if err != nil {
+				s.close()
+				removeOuts()
+				return nil, err
+			}
+			docs++
+			c := lengthClass(len(ad.terms))
+			b := classes[c]
+			if b == nil {
+				b = &classBuffer{}
+				classes[c] = b
+			}
+			b.docs = append(b.docs, ad)
+			b.bytes += int64(len(ad.doc.Text))
+			if len(b.docs) >= opt.Capacity || b.bytes >= opt.MaxSegmentBytes {
+				if err := write(b.docs, c); err != nil {
+					s.close()
+					removeOuts()
+					return nil, err
+				}
+				classes[c] = &classBuffer{}
+			}
+		}
+		s.close()
+	}
+	groups, gclass := packLeftovers(classes, opt.Capacity, opt.MaxSegmentBytes)
+	for i, g := range groups {
+		if err := write(g, gclass[i]); err != nil {
+			removeOuts()
+			return nil, err
+		}
+	}
+
+	next := &Manifest{Format: formatVersion, Generation: m.Generation + 1, Analyzer: m.Analyzer, NextFile: seq}
+	for i, s := range m.Segments {
+		if _, merged := slices.BinarySearch(group, i); !merged {
+			next.Segments = append(next.Segments, s)
+		}
+	}
+	next.Segments = append(next.Segments, outs...)
+	slices.SortFunc(next.Segments, func(a, b ManifestSegment) int { return strings.Compare(a.File, b.File) })
+	if err := syncDir(dir); err != nil {
+		removeOuts()
+		return nil, err
+	}
+	if err := commitManifest(dir, next); err != nil {
+		if !errors.Is(err, errManifestUnsynced) {
+			removeOuts()
+		}
+		return nil, err
+	}
+	removeUnlisted(dir, next)
+	st.Merges++
+	st.SegmentsIn += len(group)
+	st.SegmentsOut += len(outs)
+	st.Docs += docs
+	st.Dropped += dropped
+	st.BytesIn += bytesIn
+	st.BytesOut += manifestBytes(&Manifest{Segments: outs})
+	return next, nil
+}
+
+// packLeftovers cuts the class buffers left at the end of a merge into
+// segments. Like the writer's groupLeftovers it concatenates classes in
+// ascending order, but it cuts pieces of at least capacity/2 documents (or
+// maxBytes/4 of text) and at most capacity documents (or maxBytes): every
+// piece but a lone one is then full (planCompaction), so a merge of small
+// segments always yields fewer, larger ones and the policy cannot loop.
+// Neighbouring classes differ in length by a factor of two; only classes
+// too small to fill half a segment share one.
+func packLeftovers(classes map[int]*classBuffer, capacity int, maxBytes int64) (groups [][]*analyzedDoc, class []int) {
+	keys := make([]int, 0, len(classes))
+	for c, b := range classes {
+		if len(b.docs) > 0 {
+			keys = append(keys, c)
+		}
+	}
+	slices.Sort(keys)
+	var cur []*analyzedDoc
+	var curBytes int64
+	curClass := 0
+	cut := func() {
+		groups, class = append(groups, cur), append(class, curClass)
+		cur, curBytes = nil, 0
+	}
+	for _, c := range keys {
+		for _, d := range classes[c].docs {
+			if len(cur) >= capacity || (len(cur) > 0 && curBytes+int64(len(d.doc.Text)) > maxBytes) {
+				cut()
+			}
+			cur = append(cur, d)
+			curBytes += int64(len(d.doc.Text))
+			curClass = c
+		}
+		if len(cur) >= capacity/2 || curBytes >= maxBytes/4 {
+			cut()
+		}
+	}
+	if len(cur) > 0 {
+		cut()
+	}
+	// A small last piece joins the one before when both fit in one segment.
+	if n := len(groups); n >= 2 && len(groups[n-1])+len(groups[n-2]) <= capacity && sumText(groups[n-1])+sumText(groups[n-2]) <= maxBytes {
+		groups[n-2] = append(groups[n-2], groups[n-1]...)
+		class[n-2] = class[n-1]
+		groups, class = groups[:n-1], class[:n-1]
+	}
+	return groups, class
+}
+
+func sumText(docs []*analyzedDoc) int64 {
+	var n int64
+	for _, d := range docs {
+		n += int64(len(d.doc.Text))
+	}
+	return n
+}
+
+// mergeSource rebuilds analyzed documents from a segment.
+type mergeSource struct {
+	s     *Segment
+	terms []string // by termID
+	text  *TextReader
+	post  []Posting
+}
+
+func newMergeSource(s *Segment) *mergeSource {
+	terms := make([]string, s.NumTerms())
+	s.Terms(func(t string, id TermID) bool {
+		terms[id] = t
+		return true
+	})
+	return &mergeSource{s: s, terms: terms, text: s.NewTextReader()}
+}
+
+func (src *mergeSource) doc(d int) (*analyzedDoc, error) {
+	s := src.s
+	var err error
+	if src.post, err = s.Forward(src.post[:0], d); err != nil {
+		return nil, err
+	}
+	info := s.Doc(d)
+	if len(src.post) != info.Distinct {
+		return nil, &CorruptError{File: s.name, Section: "forward", Detail: fmt.Sprintf("document %d has %d terms, its table entry says %d", d, len(src.post), info.Distinct)}
+	}
+	terms := make([]termFreq, len(src.post))
+	for i, p := range src.post {
+		terms[i] = termFreq{src.terms[p.Term], p.TF}
+	}
+	slices.SortFunc(terms, func(a, b termFreq) int { return strings.Compare(a.term, b.term) })
+	text, err := src.text.Text(d)
+	if err != nil {
+		return nil, err
+	}
+	if len(text) != info.TextLen || xxhash.Sum64(text) != info.Hash {
+		return nil, &CorruptError{File: s.name, Section: "store", Detail: fmt.Sprintf("text of document %d (%s) does not match its hash", d, info.Key)}
+	}
+	return &analyzedDoc{
+		doc:   Document{Key: info.Key, Title: info.Title, Text: slices.Clone(text), Size: info.Size, ModTime: info.ModTime},
+		terms: terms, tokens: info.Tokens, hash: info.Hash,
+	}, nil
+}

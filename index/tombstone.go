@@ -1,0 +1,189 @@
+package index
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math/bits"
+	"strconv"
+	"strings"
+)
+
+// A tombstone file records the deleted documents of one segment. Segments
+// are immutable, so deleting a document writes a new tombstone file for its
+// segment (the old deletions plus the new ones) under a fresh name, and the
+// MANIFEST entry of the segment names it; the previous tombstone file is
+// removed with the other files the new MANIFEST no longer names. A reader
+// applies the tombstone at open: it copies the segment's live row and clears
+// the deleted documents' bits, and every query ANDs that row.
+//
+// The file has the sectioned layout of file.go with kind "DEL\0":
+//
+//	section 1, params (64 bytes): docs n uint32 (the segment's document
+//	  count), deleted uint32 (bits set below), segment sequence number
+//	  uint64 (the NNNNNNNN of the segment's file name), 48 zero bytes
+//	section 2, deleted: ceil(n/64) uint64 words, bit d%64 of word d/64 set
+//	  when document d is deleted; bits past n are zero
+
+const (
+	tombstoneKind = "DEL\x00"
+
+	secDelParams = 1
+	secDelBits   = 2
+
+	delParamsSize = 64
+)
+
+var tombstoneSectionNames = map[uint32]string{secDelParams: "params", secDelBits: "deleted"}
+
+// tombstoneFileName is the name of the tombstone file with sequence number seq.
+func tombstoneFileName(seq uint64) string {
+	return fmt.Sprintf("%08d.v%d.del", seq, formatVersion)
+}
+
+// fileSeq returns the sequence number at the start of an index file's name.
+func fileSeq(name string) (uint64, bool) {
+	digits, _, ok := strings.Cut(name, ".")
+	if !ok {
+		return 0, false
+	}
+	n, err := strconv.ParseUint(digits, 10, 64)
+	return n, err == nil
+}
+
+// tombstone is a decoded tombstone file.
+type tombstone struct {
+	segSeq  uint64   // sequence number of the segment it belongs to
+	docs    int      // documents in that segment
+	deleted []uint64 // bitmap of deleted documents, ceil(docs/64) words
+	count   int      // bits set in deleted
+}
+
+// encodeTombstone builds a tombstone file for the segment with sequence
+// number segSeq and docs documents; deleted has ceil(docs/64) words.
+func encodeTombstone(segSeq uint64, docs int, deleted []uint64) []byte {
+	var buf sliceWriter
+	fw, _ := newFileWriter(&buf, tombstoneKind)
+	p := make([]byte, delParamsSize)
+	binary.LittleEndian.PutUint32(p, uint32(docs))
+	binary.LittleEndian.PutUint32(p[4:], uint32(popcount(deleted)))
+	binary.LittleEndian.PutUint64(p[8:], segSeq)
+	fw.begin(secDelParams)
+	fw.Write(p)
+	fw.end()
+	fw.begin(secDelBits)
+	for _, w := range deleted {
+		fw.Write(binary.LittleEndian.AppendUint64(nil, w))
+	}
+	fw.end()
+	fw.finish()
+	return buf.b
+}
+
+// decodeTombstone validates and decodes a tombstone file; name is for messages.
+func decodeTombstone(name string, data []byte) (*tombstone, error) {
+	secs, err := readSections(name, data, tombstoneKind)
+	if err != nil {
+		return nil, err
+	}
+	get := func(id uint32) ([]byte, error) {
+		sec, ok := secs[id]
+		if !ok {
+			return nil, &CorruptError{File: name, Section: sectionName(tombstoneKind, id), Detail: "section is missing"}
+		}
+		if err := verifySection(name, data, sec); err != nil {
+			return nil, err
+		}
+		return data[sec.Offset : sec.Offset+sec.Length], nil
+	}
+	bad := func(id uint32, format string, a ...any) error {
+		return &CorruptError{File: name, Section: sectionName(tombstoneKind, id), Detail: fmt.Sprintf(format, a...)}
+	}
+	p, err := get(secDelParams)
+	if err != nil {
+		return nil, err
+	}
+	if len(p) != delParamsSize || !allZero(p[16:]) {
+		return nil, bad(secDelParams, "malformed parameters")
+	}
+	t := &tombstone{
+		docs:   int(binary.LittleEndian.Uint32(p)),
+		count:  int(binary.LittleEndian.Uint32(p[4:])),
+		segSeq: binary.LittleEndian.Uint64(p[8:]),
+	}
+	b, err := get(secDelBits)
+	if err != nil {
+		return nil, err
+	}
+	words := (t.docs + 63) / 64
+	if len(b) != 8*words {
+		return nil, bad(secDelBits, "%d bytes for %d documents", len(b), t.docs)
+	}
+	t.deleted = make([]uint64, words)
+	for i := range t.deleted {
+		t.deleted[i] = binary.LittleEndian.Uint64(b[8*i:])
+	}
+	if r := t.docs % 64; r != 0 && t.deleted[words-1]>>r != 0 {
+		return nil, bad(secDelBits, "a document past the last one is deleted")
+	}
+	if c := popcount(t.deleted); c != t.count {
+		return nil, bad(secDelBits, "%d documents deleted, the params say %d", c, t.count)
+	}
+	return t, nil
+}
+
+// applyTombstone marks the tombstone's documents deleted in s: the live row
+// becomes a copy of row 0 with their bits cleared, and the statistics BM25
+// needs (live tokens, live df) leave them out.
+func (s *Segment) applyTombstone(t *tombstone, seq uint64) error {
+	bad := func(format string, a ...any) error {
+		return &CorruptError{File: s.tombName, Detail: fmt.Sprintf(format, a...)}
+	}
+	if t.segSeq != seq || t.docs != s.NumDocs() {
+		return bad("belongs to segment %d of %d documents, not %s of %d", t.segSeq, t.docs, s.name, s.NumDocs())
+	}
+	live := make([]uint64, len(s.live))
+	copy(live, s.live)
+	for i, w := range t.deleted {
+		live[i] &^= w
+	}
+	s.live = live
+	s.nlive = popcount(live)
+	s.liveTokens = s.hdr.Tokens
+	s.delDF = map[TermID]uint32{}
+	var post []Posting
+	for i, w := range t.deleted {
+		for w != 0 {
+			d := i*64 + bits.TrailingZeros64(w)
+			w &= w - 1
+			s.liveTokens -= int64(s.DocTokens(d))
+			var err error
+			if post, err = s.Forward(post[:0], d); err != nil {
+				return err
+			}
+			for _, p := range post {
+				s.delDF[p.Term]++
+			}
+		}
+	}
+	return nil
+}
+
+// deletedBits returns the segment's deleted documents as a bitmap of
+// ceil(n/64) words (a fresh slice).
+func (s *Segment) deletedBits() []uint64 {
+	n := (s.NumDocs() + 63) / 64
+	del := make([]uint64, n)
+	row := s.Row(0)
+	for i := range del {
+		del[i] = row[i] &^ s.live[i]
+	}
+	return del
+}
+
+// sliceWriter is an io.Writer appending to a byte slice.
+type sliceWriter struct{ b []byte }
+
+func (w *sliceWriter) Write(p []byte) (int, error) {
+	w.b = append(w.b, p...)
+	return len(p), nil
+}
