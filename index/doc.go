@@ -33,16 +33,56 @@
 // docs (the document table), blocks and store (the texts, zstd-compressed in
 // blocks). docs/format.md describes every byte.
 //
-// # Commits and snapshots
+// # Changes: incremental writes, deletes, compaction
 //
-// A Writer holds the directory's LOCK. Segment files are written to a
-// temporary name, fsynced and renamed; then the MANIFEST naming the new set of
-// files is replaced atomically and the directory fsynced, and only then are
-// files of the previous index removed. A crash at any moment leaves the old or
-// the new index, never a mix; leftovers are removed by the next writer. An
-// Index is a snapshot of one MANIFEST: its files are mapped, and unlinking them
-// does not disturb it. Every length and checksum read from disk is validated:
-// damage is reported as a *CorruptError naming the file and section, never as a
-// panic. Check validates everything, including that every term of every
-// document has all its rows set (so the signature cannot drop a true hit).
+// Create starts an index afresh; OpenWriter changes an existing one. Both
+// return a Writer. In an OpenWriter writer, Add replaces the live document
+// with the same key, Delete removes one, AddIfChanged skips a document whose
+// size, modification time, title and text hash (xxhash64) match the indexed
+// one (neither analyzing nor rewriting it), and DeleteUnseen deletes what a
+// run over a source did not see. Calls apply in call order.
+//
+// Segments are never modified. A deleted (or replaced) document is marked
+// in a tombstone file of its segment, NNNNNNNN.v1.del: a checksummed bitmap
+// of the segment's deleted documents, named by the segment's MANIFEST entry
+// with their count. Deleting more documents of a segment writes a new
+// tombstone file. A reader copies the segment's live row and clears the
+// deleted documents' bits, and every query ANDs that row, so a deleted
+// document is never a candidate. BM25 uses live documents only: at open, the
+// deleted documents' forward entries are subtracted from the segment's df
+// (Segment.LiveDF) and their lengths from its token count (AvgDocLen); the
+// cost is proportional to the deleted documents, which compaction keeps few.
+// Row treatments stay those chosen for the df at seal time until a merge
+// recomputes them.
+//
+// Compaction merges segments and drops deleted documents. After every
+// commit of an OpenWriter writer, CompactPolicy merges small segments once
+// MergeFactor of them share a size tier, and rewrites any segment with more
+// than MaxDeletedFraction of its documents deleted; Compact (bitsieve
+// compact) merges everything that is not a full, clean segment. A merge
+// rebuilds documents from the forward index (which holds exactly the
+// analyzer's output: terms and frequencies) and the document table, rather
+// than re-analyzing the stored texts: the result is byte-for-byte the
+// segment a writer would build from the same documents, at a hundredth of
+// the cost of analysis. Term tables, row treatments and the number of
+// shared rows are computed afresh for the merged documents.
+//
+// # Commits, snapshots and crashes
+//
+// A Writer holds the directory's LOCK. Every file is written to a temporary
+// name, fsynced and renamed; then the directory is fsynced, the MANIFEST
+// naming the new set of files is replaced the same way, and the directory
+// fsynced again; only then are files the new MANIFEST does not name removed.
+// A crash at any moment leaves the old or the new index, never a mix;
+// leftovers (*.tmp files, complete files no MANIFEST names) are removed by
+// the next writer, or by the next Open when no writer holds the lock. An
+// Index is a snapshot of one MANIFEST: its segments are mapped and its
+// tombstones copied, so removing their files does not disturb it; Open
+// retries when a writer removes the files of the MANIFEST it has just read.
+// Every length and checksum read from disk is validated, and every byte of
+// a segment or tombstone file is covered by a checksum or must be zero:
+// damage is reported as a *CorruptError naming the file and section, never
+// as a panic. Check validates everything, including that every term of
+// every document has all its rows set (so the signature cannot drop a true
+// hit).
 package index
