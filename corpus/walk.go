@@ -40,6 +40,14 @@ type WalkOptions struct {
 	// is ignored. A malformed pattern makes Walk fail before reading anything.
 	Include []string
 	Exclude []string
+
+	// Only, when not empty, restricts a directory walk to these paths
+	// (slash-separated, relative to the root: files or directories, which
+	// need not exist) and what lies under them. Entries elsewhere are
+	// neither read nor reported; every other option applies as in a full
+	// walk, so a partial walk yields exactly the documents and skips a full
+	// walk would yield for those paths. It serves to re-read what changed.
+	Only []string
 }
 
 // vcsDirs are skipped even when hidden entries are read: their contents are a
@@ -56,7 +64,7 @@ var vcsDirs = map[string]bool{".git": true, ".hg": true, ".svn": true, ".bzr": t
 // pattern in opt is malformed, or if fn returns an error, which Walk returns
 // as is. The Stats are valid up to the point of failure.
 func Walk(root string, opt WalkOptions, fn func(Document) error) (Stats, error) {
-	w := &walker{fn: fn, max: opt.MaxFileSize, hidden: opt.IncludeHidden}
+	w := &walker{fn: fn, max: opt.MaxFileSize, hidden: opt.IncludeHidden, only: opt.Only}
 	if w.max == 0 {
 		w.max = DefaultMaxFileSize
 	}
@@ -92,6 +100,7 @@ type walker struct {
 	max              int64 // < 0: no limit
 	hidden           bool
 	include, exclude []glob
+	only             []string
 	st               Stats
 }
 
@@ -116,6 +125,9 @@ func (w *walker) entries(dir, prefix string, entries []fs.DirEntry) error {
 		}
 		full := filepath.Join(dir, name)
 		typ := e.Type()
+		if !w.inScope(rel, typ.IsDir()) {
+			continue
+		}
 		var err error
 		switch {
 		case vcsDirs[name]:
@@ -185,6 +197,20 @@ func (w *walker) file(full, rel string, info fs.FileInfo) error {
 	}
 	w.st.add(d)
 	return nil
+}
+
+// inScope reports whether the entry rel is one of the Only paths, lies
+// under one, or is a directory on the way to one.
+func (w *walker) inScope(rel string, dir bool) bool {
+	if len(w.only) == 0 {
+		return true
+	}
+	for _, p := range w.only {
+		if rel == p || strings.HasPrefix(rel, p+"/") || (dir && strings.HasPrefix(p, rel+"/")) {
+			return true
+		}
+	}
+	return false
 }
 
 func (w *walker) tooLarge(n int64) bool { return w.max >= 0 && n > w.max }

@@ -390,3 +390,41 @@ func TestWalkStopsOnCallbackError(t *testing.T) {
 		t.Errorf("callback called %d times, Stats.Docs = %d; want 2 and 1", n, st.Docs)
 	}
 }
+
+// TestWalkOnly checks that a walk restricted to some paths yields exactly
+// what a full walk yields for them, filters included.
+func TestWalkOnly(t *testing.T) {
+	root := testTree(t)
+	full, fullSt := collect(t, root, WalkOptions{})
+	only := []string{"b", "a.txt", "garbage.txt", ".hiddendir/x.txt", "missing/x", "docs/x", "link"}
+	docs, st := collect(t, root, WalkOptions{Only: only})
+	in := func(rel string) bool {
+		for _, p := range only {
+			if rel == p || strings.HasPrefix(rel, p+"/") || strings.HasPrefix(p, rel+"/") {
+				return true
+			}
+		}
+		return false
+	}
+	var want []string
+	for _, d := range full {
+		if in(d.Key) {
+			want = append(want, d.Key)
+		}
+	}
+	if got := keys(docs); !reflect.DeepEqual(got, want) {
+		t.Errorf("keys = %q, want %q", got, want)
+	}
+	wantSkips := map[string]SkipReason{}
+	for _, s := range fullSt.Skipped {
+		if in(s.Path) {
+			wantSkips[s.Path] = s.Reason
+		}
+	}
+	if got := skipped(st); !reflect.DeepEqual(got, wantSkips) {
+		t.Errorf("skipped = %v, want %v", got, wantSkips)
+	}
+	if _, ok := wantSkips[".hiddendir"]; !ok {
+		t.Error("the hidden directory on the way to .hiddendir/x.txt is not reported")
+	}
+}
