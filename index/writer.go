@@ -81,9 +81,10 @@ type WriteStats struct {
 	Segments   int      // segment files written
 	Tombstones int      // tombstone files written
 
-	IndexBytes int64         // size of all live segment files after the commit
-	Generation uint64        // the index's generation after the commit (and compaction)
-	Elapsed    time.Duration // from Create or OpenWriter to the end of Commit
+	IndexBytes    int64         // size of all live segment files after the commit
+	IndexSegments int           // segments of the index after the commit
+	Generation    uint64        // the index's generation after the commit (and compaction)
+	Elapsed       time.Duration // from Create or OpenWriter to the end of Commit
 
 	// Compaction is what the automatic compaction after the commit did;
 	// CompactErr says why it failed. The commit stands either way.
@@ -649,6 +650,7 @@ func (w *Writer) Commit() (WriteStats, error) {
 	if !w.rebuild && w.baseM != nil && len(w.segs) == 0 && len(w.baseDel) == 0 {
 		st.Generation = w.baseM.Generation
 		st.IndexBytes = manifestBytes(w.baseM)
+		st.IndexSegments = len(w.baseM.Segments)
 		st.Elapsed = time.Since(w.start)
 		return st, nil
 	}
@@ -682,6 +684,7 @@ func (w *Writer) Commit() (WriteStats, error) {
 	}
 	st.Generation = m.Generation
 	st.IndexBytes = manifestBytes(m)
+	st.IndexSegments = len(m.Segments)
 	st.Elapsed = time.Since(w.start)
 	return st, nil
 }

@@ -1,13 +1,17 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/bitsieve/bitsieve/corpus"
@@ -28,12 +32,14 @@ func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
 func runIndex(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("index", "PATH...", stderr)
 	dir := fs.String("index", "", "index directory (default $BITSIEVE_INDEX or ~/.local/share/bitsieve/index)")
-	lang := fs.String("lang", tokenize.DefaultLanguage, "analyzer language: "+strings.Join(tokenize.Languages(), ", "))
+	lang := fs.String("lang", tokenize.DefaultLanguage, "analyzer language: "+strings.Join(tokenize.Languages(), ", ")+" (an existing index keeps its own)")
 	var include, exclude multiFlag
 	fs.Var(&include, "include", "index only files matching this glob (repeatable; ** crosses directories)")
 	fs.Var(&exclude, "exclude", "skip files and directories matching this glob (repeatable)")
 	maxSize := fs.Int64("max-file-size", corpus.DefaultMaxFileSize, "skip files larger than this many bytes")
 	hidden := fs.Bool("hidden", false, "also index hidden files and directories (.git and other VCS directories are always skipped)")
+	rebuild := fs.Bool("rebuild", false, "build the index afresh instead of updating it (the old index serves until the new one is complete)")
+	watch := fs.Bool("watch", false, "after indexing, keep following the directory (one PATH) until interrupted")
 	verbose := fs.Bool("verbose", false, "list every skipped file with its reason")
 	asJSON := fs.Bool("json", false, "print the summary as JSON")
 	if code, ok := parseFlags(fs, args); !ok {
@@ -49,64 +55,206 @@ func runIndex(args []string, stdout, stderr io.Writer) int {
 			return fail(stderr, "cannot index %s: %v", p, errText(err))
 		}
 	}
+	if *watch {
+		if fi, err := os.Stat(paths[0]); len(paths) != 1 || err != nil || !fi.IsDir() {
+			return fail(stderr, "--watch follows one directory; give exactly one")
+		}
+	}
 	if *dir == "" {
 		*dir = defaultIndexDir()
 	}
-	w, err := index.Create(*dir, index.WriterOptions{Analyzer: *lang})
+	// An index kept inside a directory it indexes is not a document of it.
+	for _, p := range paths {
+		if rel, ok := within(*dir, p); ok {
+			exclude = append(exclude, globEscape(rel))
+		}
+	}
+	job := &indexJob{
+		dir:     *dir,
+		paths:   paths,
+		walk:    corpus.WalkOptions{MaxFileSize: *maxSize, IncludeHidden: *hidden, Include: include, Exclude: exclude},
+		rebuild: *rebuild,
+		stderr:  stderr,
+	}
+	fs.Visit(func(f *flag.Flag) {
+		if f.Name == "lang" {
+			job.writer.Analyzer = *lang
+		}
+	})
+	if *rebuild {
+		job.writer.Analyzer = *lang
+	}
+	if *watch {
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		defer stop()
+		f := &follower{job: job, out: stdout, log: stderr, verbose: *verbose}
+		if _, err := f.start(); err != nil {
+			return fail(stderr, "%v", err)
+		}
+		fmt.Fprintf(stderr, "bitsieve: watching %s for changes (Ctrl-C to stop)\n", paths[0])
+		if err := f.loop(ctx); err != nil {
+			return fail(stderr, "%v", err)
+		}
+		return exitOK
+	}
+	ws, total, err := job.run(nil)
 	if err != nil {
 		return fail(stderr, "%v", err)
 	}
-	prog := startProgress(stderr, w.Progress)
-	opt := corpus.WalkOptions{MaxFileSize: *maxSize, IncludeHidden: *hidden, Include: include, Exclude: exclude}
+	if *asJSON {
+		secs := ws.Elapsed.Seconds()
+		json.NewEncoder(stdout).Encode(map[string]any{
+			"index": *dir, "documents": ws.Docs, "added": ws.Added, "replaced": ws.Replaced,
+			"deleted": ws.Deleted, "unchanged": ws.Unchanged, "bytes": ws.Bytes, "seconds": secs,
+			"mb_per_s": float64(ws.Bytes) / 1e6 / secs, "index_bytes": ws.IndexBytes,
+			"segments": ws.IndexSegments, "segments_written": ws.Segments, "generation": ws.Generation, "skipped": total.Counts,
+			"compaction": ws.Compaction,
+		})
+	} else {
+		printIndexSummary(stdout, *dir, ws, total, *verbose)
+	}
+	if ws.CompactErr != nil {
+		fmt.Fprintf(stderr, "bitsieve: the update is committed, but compacting the index failed: %v\n", ws.CompactErr)
+	}
+	return exitOK
+}
+
+// indexJob is one run of the indexer over its sources: a rebuild, or an
+// update that adds new documents, replaces changed ones, leaves unchanged
+// ones alone and deletes the ones that are gone.
+type indexJob struct {
+	dir     string // the index directory
+	paths   []string
+	walk    corpus.WalkOptions
+	writer  index.WriterOptions
+	rebuild bool
+	stderr  io.Writer // for the progress bar, when it is a terminal
+}
+
+// run indexes the sources. With only, it re-reads just those paths of the
+// (single, directory) source, and deletes just the documents under them
+// that are gone. Nothing changes unless the whole run succeeds.
+func (j *indexJob) run(only []string) (index.WriteStats, corpus.Stats, error) {
 	var total corpus.Stats
-	for _, p := range paths {
+	var w *index.Writer
+	var err error
+	if j.rebuild {
+		w, err = index.Create(j.dir, j.writer)
+	} else {
+		w, err = index.OpenWriter(j.dir, j.writer)
+	}
+	if err != nil {
+		return index.WriteStats{}, total, err
+	}
+	prog := startProgress(j.stderr, w.Progress)
+	defer prog.stop()
+	walk := j.walk
+	walk.Only = only
+	seen := map[string]bool{}
+	var unread []string // keys (or key prefixes) that could not be read: kept as they are
+	for _, p := range j.paths {
 		prefix := ""
-		if len(paths) > 1 {
+		if len(j.paths) > 1 {
 			prefix = filepath.Base(filepath.Clean(p)) + "/"
 		}
-		st, err := corpus.Read(p, opt, func(d corpus.Document) error {
+		var dups []corpus.Skip
+		st, err := corpus.Read(p, walk, func(d corpus.Document) error {
 			d.Key = prefix + d.Key
-			return w.Add(index.Document(d))
+			if seen[d.Key] {
+				dups = append(dups, corpus.Skip{Path: d.Key, Reason: corpus.SkipDuplicateID, Detail: "key already indexed"})
+				return nil
+			}
+			seen[d.Key] = true
+			_, err := w.AddIfChanged(index.Document(d))
+			return err
 		})
+		for _, s := range st.Skipped {
+			if s.Reason == corpus.SkipUnreadable {
+				unread = append(unread, prefix+s.Path)
+			}
+		}
 		merge(&total, st)
+		merge(&total, corpus.Stats{Skipped: dups, Counts: map[corpus.SkipReason]int{corpus.SkipDuplicateID: len(dups)}})
+		total.Docs -= len(dups)
 		if err != nil {
-			prog.stop()
 			w.Abort()
-			return fail(stderr, "indexing %s failed, the previous index is unchanged: %v", p, err)
+			return index.WriteStats{}, total, fmt.Errorf("indexing %s failed, the index is unchanged: %w", p, err)
+		}
+	}
+	if !j.rebuild {
+		_, err := w.DeleteUnseen(func(key string) bool {
+			return (only == nil || under(key, only)) && !under(key, unread)
+		})
+		if err != nil {
+			w.Abort()
+			return index.WriteStats{}, total, err
 		}
 	}
 	ws, err := w.Commit()
-	prog.stop()
 	if err != nil {
-		return fail(stderr, "indexing failed, the previous index is unchanged: %v", err)
+		return ws, total, fmt.Errorf("indexing failed, the index is unchanged: %w", err)
 	}
-	for _, k := range ws.Duplicates {
-		total.Skipped = append(total.Skipped, corpus.Skip{Path: k, Reason: corpus.SkipDuplicateID, Detail: "key already indexed"})
-		if total.Counts == nil {
-			total.Counts = map[corpus.SkipReason]int{}
+	return ws, total, nil
+}
+
+// within reports whether path lies inside the directory root, and where.
+func within(path, root string) (string, bool) {
+	ap, err1 := filepath.Abs(path)
+	ar, err2 := filepath.Abs(root)
+	if err1 != nil || err2 != nil {
+		return "", false
+	}
+	rel, err := filepath.Rel(ar, ap)
+	if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return "", false
+	}
+	return filepath.ToSlash(rel), true
+}
+
+// globEscape quotes the glob metacharacters of a path.
+func globEscape(p string) string {
+	var b strings.Builder
+	for _, r := range p {
+		if strings.ContainsRune(`*?[]\`, r) {
+			b.WriteByte('\\')
 		}
-		total.Counts[corpus.SkipDuplicateID]++
+		b.WriteRune(r)
 	}
+	return b.String()
+}
+
+// under reports whether key is one of paths or lies under one of them.
+func under(key string, paths []string) bool {
+	for _, p := range paths {
+		if key == p || strings.HasPrefix(key, p+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// printIndexSummary prints what a run did: documents indexed, the changes
+// by kind, the index size, and the skipped files by reason.
+func printIndexSummary(stdout io.Writer, dir string, ws index.WriteStats, total corpus.Stats, verbose bool) {
 	secs := ws.Elapsed.Seconds()
-	if *asJSON {
-		json.NewEncoder(stdout).Encode(map[string]any{
-			"index": *dir, "documents": ws.Docs, "bytes": ws.Bytes, "seconds": secs,
-			"mb_per_s": float64(ws.Bytes) / 1e6 / secs, "index_bytes": ws.IndexBytes,
-			"segments": ws.Segments, "skipped": total.Counts,
-		})
-		return exitOK
-	}
 	fmt.Fprintf(stdout, "indexed %d documents, %s in %.2fs (%.1f MB/s) into %s\n",
-		ws.Docs, humanBytes(ws.Bytes), secs, float64(ws.Bytes)/1e6/secs, *dir)
-	fmt.Fprintf(stdout, "index: %s in %d segments\n", humanBytes(ws.IndexBytes), ws.Segments)
+		ws.Docs, humanBytes(ws.Bytes), secs, float64(ws.Bytes)/1e6/secs, dir)
+	fmt.Fprintf(stdout, "changes: added %d, replaced %d, deleted %d, unchanged %d\n",
+		ws.Added, ws.Replaced, ws.Deleted, ws.Unchanged)
+	if c := ws.Compaction; c.Merges > 0 {
+		fmt.Fprintf(stdout, "compacted: %d segments merged into %d, %d deleted documents dropped\n", c.SegmentsIn, c.SegmentsOut, c.Dropped)
+	}
+	fmt.Fprintf(stdout, "index: %s in %d segments (generation %d)\n", humanBytes(ws.IndexBytes), ws.IndexSegments, ws.Generation)
 	if len(total.Skipped) > 0 {
 		reasons := make([]string, 0, len(total.Counts))
 		for r, n := range total.Counts {
-			reasons = append(reasons, fmt.Sprintf("%s %d", r, n))
+			if n > 0 {
+				reasons = append(reasons, fmt.Sprintf("%s %d", r, n))
+			}
 		}
 		slices.Sort(reasons)
 		fmt.Fprintf(stdout, "skipped %d: %s\n", len(total.Skipped), strings.Join(reasons, ", "))
-		if *verbose {
+		if verbose {
 			for _, s := range total.Skipped {
 				fmt.Fprintf(stdout, "  %s\n", s)
 			}
@@ -114,7 +262,6 @@ func runIndex(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stdout, "(--verbose lists them)")
 		}
 	}
-	return exitOK
 }
 
 func merge(dst *corpus.Stats, st corpus.Stats) {

@@ -24,6 +24,7 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	token := fs.String("write-token", "", "enable the write API, with this bearer token (default $BITSIEVE_WRITE_TOKEN; prefer the variable: flags show in ps)")
 	logFormat := fs.String("log", "text", "log format on stderr: text or json")
 	debug := fs.Bool("debug", false, "also log health, metrics and static file requests")
+	watch := fs.String("watch", "", "index this directory first, then keep the index following its changes")
 	lim := web.DefaultLimits()
 	fs.IntVar(&lim.MaxConcurrent, "max-concurrent", lim.MaxConcurrent, "searches running at once; more wait")
 	fs.IntVar(&lim.MaxQueue, "max-queue", lim.MaxQueue, "requests waiting for a search; more get 429")
@@ -55,6 +56,16 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	}
 	logger := slog.New(h)
 
+	var follow *follower
+	if *watch != "" {
+		if *dir == "" {
+			*dir = defaultIndexDir()
+		}
+		var err error
+		if follow, err = startFollower(*watch, *dir, stdout, stderr); err != nil {
+			return fail(stderr, "%v", err)
+		}
+	}
 	ix, err := openIndex(*dir, stderr)
 	if err != nil {
 		return fail(stderr, "%v", err)
@@ -84,6 +95,9 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 		<-ctx.Done()
 		stop() // a second Ctrl-C stops at once
 	}()
+	if follow != nil {
+		go follow.loop(ctx)
+	}
 	if err := srv.Serve(ctx, ln); err != nil {
 		return fail(stderr, "%v", err)
 	}
