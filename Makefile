@@ -3,13 +3,13 @@ GO      ?= go
 BIN     := bin/bitsieve
 PKGS    := ./...
 
-.PHONY: build run test bench lint clean corpora
+.PHONY: build run test bench lint clean corpora loadtest
 
 build:
 	$(GO) build -o $(BIN) ./cmd/bitsieve
 
 run: build
-	./$(BIN) demo
+	./$(BIN) serve
 
 test:
 	$(GO) vet $(PKGS)
@@ -29,3 +29,12 @@ clean:
 # make corpora [BITSIEVE_CORPORA=dir]
 corpora:
 	BITSIEVE_CORPORA='$(BITSIEVE_CORPORA)' GO='$(GO)' bash scripts/corpora.sh
+
+# HTTP load test, loopback only: 64 clients for 30 s against `bitsieve serve`
+# on the prose corpus, indexed first if need be (make corpora prepares it):
+# make loadtest [LOADTEST_INDEX=dir] [LOADTEST_QUERIES='glob'] [LOADTEST_FLAGS='-d 10s']
+LOADTEST_INDEX   ?= /var/tmp/bitsieve-prose-index
+LOADTEST_QUERIES ?= ../shared/queries/*.txt
+loadtest: build
+	@test -f '$(LOADTEST_INDEX)/MANIFEST' || ./$(BIN) index --index '$(LOADTEST_INDEX)' "$${BITSIEVE_CORPORA:-/var/tmp/bitsieve-corpora}/prose.jsonl"
+	$(GO) run ./tools/loadtest -bin $(BIN) -index '$(LOADTEST_INDEX)' -queries '$(LOADTEST_QUERIES)' -c 64 -d 30s $(LOADTEST_FLAGS)

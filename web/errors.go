@@ -27,6 +27,10 @@ func (e *apiError) Error() string { return e.Err + ": " + e.Detail }
 // StatusCode lets echo's machinery see the status.
 func (e *apiError) StatusCode() int { return e.Status }
 
+// statusClientClosed is logged for a request whose client went away before
+// the answer (nginx's convention); no client ever receives it.
+const statusClientClosed = 499
+
 func errorf(status int, class, format string, a ...any) *apiError {
 	return &apiError{Status: status, Err: class, Detail: fmt.Sprintf(format, a...)}
 }
@@ -60,8 +64,9 @@ func (s *Server) classify(c *echo.Context, err error) *apiError {
 		return &apiError{Status: http.StatusServiceUnavailable, Err: "timeout", RetryAfter: 1, reason: "search_timeout",
 			Detail: fmt.Sprintf("the search took longer than the limit of %s and was stopped", s.limits.SearchTimeout)}
 	case errors.Is(err, context.Canceled):
-		// The client went away; nobody reads this.
-		return errorf(http.StatusServiceUnavailable, "canceled", "the request was canceled")
+		// The client went away; nobody reads this, but the log and the
+		// metrics should not count it as the server's failure.
+		return errorf(statusClientClosed, "canceled", "the client closed the request")
 	case errors.As(err, &sc) && sc.StatusCode() > 0:
 		code := sc.StatusCode()
 		msg := http.StatusText(code)

@@ -22,8 +22,10 @@ const maxKeyBytes = 4096
 
 // writeResponse is the body of a successful write.
 type writeResponse struct {
-	Added      int    `json:"added"`   // documents added or replaced
-	Deleted    int    `json:"deleted"` // documents deleted
+	Added      int    `json:"added"`     // documents with a new key
+	Replaced   int    `json:"replaced"`  // documents that replaced one with the same key
+	Unchanged  int    `json:"unchanged"` // documents identical to the indexed ones, left alone
+	Deleted    int    `json:"deleted"`   // documents deleted
 	Generation uint64 `json:"generation"`
 	Documents  int    `json:"documents"` // live documents after the change
 	TookMillis int64  `json:"took_ms"`
@@ -75,31 +77,30 @@ func (s *Server) apiDeleteDocument(c *echo.Context) error {
 	if err != nil {
 		return err
 	}
-	sn, err := s.acquire()
-	if err != nil {
-		return err
-	}
-	_, found := sn.ix.Find(key)
-	sn.release()
-	if !found {
-		return errorf(http.StatusNotFound, "not found", "no document with this key is in the index")
-	}
 	return s.write(c, "delete", nil, []string{key})
 }
 
-// write applies one batch through the index writer and makes it visible: the
-// response is sent once searches see the new snapshot.
+// write applies one batch in one commit and makes it visible: the response
+// is sent once searches see the new snapshot. Documents identical to the
+// indexed ones are left alone.
 func (s *Server) write(c *echo.Context, op string, docs []index.Document, deletes []string) error {
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
 	start := time.Now()
-	if err := applyWrite(s.opt.Dir, docs, deletes); err != nil {
+	st, err := s.apply(docs, deletes)
+	if err != nil {
 		s.metrics.writes.WithLabelValues(op, "error").Inc()
-		if errors.Is(err, index.ErrLocked) {
+		switch {
+		case errors.Is(err, index.ErrLocked):
 			return &apiError{Status: http.StatusConflict, Err: "locked", RetryAfter: 5,
 				Detail: "another writer (such as a 'bitsieve index' run) holds the index lock; retry when it has finished"}
+		case errors.Is(err, index.ErrNotFound):
+			return errorf(http.StatusNotFound, "not found", "no document with this key is in the index")
 		}
 		return err
+	}
+	if st.CompactErr != nil {
+		s.log.Warn("compaction after a write failed; the write stands", "request_id", requestID(c), "error", st.CompactErr)
 	}
 	s.live.reload(true)
 	s.metrics.writes.WithLabelValues(op, "ok").Inc()
@@ -108,16 +109,39 @@ func (s *Server) write(c *echo.Context, op string, docs []index.Document, delete
 		return err
 	}
 	defer sn.release()
-	return c.JSON(http.StatusOK, writeResponse{Added: len(docs), Deleted: len(deletes),
-		Generation: sn.ix.Generation(), Documents: sn.ix.NumDocs(), TookMillis: time.Since(start).Milliseconds()})
+	s.log.Info("index changed through the API", "request_id", requestID(c), "op", op, "added", st.Added,
+		"replaced", st.Replaced, "unchanged", st.Unchanged, "deleted", st.Deleted, "generation", st.Generation)
+	return c.JSON(http.StatusOK, writeResponse{Added: st.Added, Replaced: st.Replaced, Unchanged: st.Unchanged,
+		Deleted: st.Deleted, Generation: sn.ix.Generation(), Documents: sn.ix.NumDocs(),
+		TookMillis: time.Since(start).Milliseconds()})
 }
 
-// applyWrite would add and delete documents in the index in dir, in one
-// commit. Changing an index in place needs an incremental writer, which this
-// build of bitsieve does not have yet.
-func applyWrite(dir string, docs []index.Document, deletes []string) error {
-	return errorf(http.StatusNotImplemented, "not implemented",
-		"this build of bitsieve cannot change an index in place yet; rebuild it with 'bitsieve index' (the server picks up the new index by itself)")
+// apply adds and deletes documents through the index's writer, in one
+// commit. The served snapshot is lent to the writer as its base, so the
+// index is not opened again.
+func (s *Server) apply(docs []index.Document, deletes []string) (index.WriteStats, error) {
+	sn, err := s.acquire()
+	if err != nil {
+		return index.WriteStats{}, err
+	}
+	defer sn.release()
+	w, err := index.OpenWriter(s.opt.Dir, index.WriterOptions{Snapshot: sn.ix})
+	if err != nil {
+		return index.WriteStats{}, err
+	}
+	for _, d := range docs {
+		if _, err := w.AddIfChanged(d); err != nil {
+			w.Abort()
+			return index.WriteStats{}, err
+		}
+	}
+	for _, k := range deletes {
+		if err := w.Delete(k); err != nil {
+			w.Abort()
+			return index.WriteStats{}, err
+		}
+	}
+	return w.Commit()
 }
 
 // docRecord is one document of a write request.

@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/bitsieve/bitsieve/index"
 )
 
 const testToken = "s3cret-token"
@@ -81,5 +83,60 @@ func TestReadDocuments(t *testing.T) {
 			docs[1].Key != "7" || string(docs[1].Text) != "\nseven" || docs[1].Size != int64(len("\nseven")) {
 			t.Errorf("%s: %+v", name, docs)
 		}
+	}
+}
+
+func TestWriteAPI(t *testing.T) {
+	ts := newTestServer(t, func(o *Options) { o.WriteToken = testToken })
+	auth := []string{"Authorization", "Bearer " + testToken, "Content-Type", "application/json"}
+	body := `[{"id":"new/zebra.txt","title":"Zebra","body":"A zebra crossed the harbour."},
+	          {"id":"moby/ch1.txt","title":"Loomings","body":"Call me Ishmael. Some years ago, never mind how long."}]`
+	w := decode[writeResponse](t, ts.do(t, "POST", "/api/documents", strings.NewReader(body), auth...), 200)
+	if w.Added != 1 || w.Replaced != 1 || w.Generation != 2 || w.Documents != len(testDocs())+1 {
+		t.Fatalf("add: %+v", w)
+	}
+	// Visible as soon as the response is: no waiting for the watcher.
+	res := decode[searchResponse](t, ts.get(t, "/api/search?q=zebra"), 200)
+	if res.Total != 1 || res.Generation != 2 {
+		t.Errorf("zebra after the write: %+v", res)
+	}
+	if res := decode[searchResponse](t, ts.get(t, "/api/search?q=ishmael+white"), 200); res.Total != 0 {
+		t.Errorf("the replaced text still matches: %+v", res)
+	}
+
+	// The same documents again, as JSON lines: nothing to change.
+	jsonl := `{"id":"new/zebra.txt","title":"Zebra","body":"A zebra crossed the harbour."}` + "\n"
+	w = decode[writeResponse](t, ts.do(t, "POST", "/api/documents", strings.NewReader(jsonl), auth...), 200)
+	if w.Unchanged != 1 || w.Added != 0 || w.Generation != 2 {
+		t.Errorf("unchanged: %+v", w)
+	}
+
+	w = decode[writeResponse](t, ts.do(t, "DELETE", "/api/documents/moby/ch%2042.txt", nil, auth...), 200)
+	if w.Deleted != 1 || w.Generation != 3 {
+		t.Errorf("delete: %+v", w)
+	}
+	decode[errorBody](t, ts.get(t, "/api/documents/moby/ch%2042.txt"), 404)
+	if res := decode[searchResponse](t, ts.get(t, "/api/search?q=whiteness"), 200); res.Total != 0 {
+		t.Errorf("deleted document still found: %+v", res)
+	}
+	decode[errorBody](t, ts.do(t, "DELETE", "/api/documents/moby/ch%2042.txt", nil, auth...), 404)
+	if m := ts.get(t, "/metrics").Body.String(); !strings.Contains(m, `bitsieve_index_writes_total{op="add",result="ok"} 2`) {
+		t.Error("writes are not counted")
+	}
+}
+
+// A write while another writer holds the index lock is a 409, and changes
+// nothing.
+func TestWriteLocked(t *testing.T) {
+	ts := newTestServer(t, func(o *Options) { o.WriteToken = testToken })
+	w, err := index.OpenWriter(ts.dir, index.WriterOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Abort()
+	rec := ts.do(t, "POST", "/api/documents", strings.NewReader(`{"id":"x","body":"y"}`), "Authorization", "Bearer "+testToken)
+	decode[errorBody](t, rec, http.StatusConflict)
+	if rec.Header().Get("Retry-After") == "" {
+		t.Error("409 without Retry-After")
 	}
 }
