@@ -158,7 +158,11 @@ func makeFunnel(ex *query.Explanation, steps []string, survivors []int) funnelSV
 		add("AND "+t, survivors[i], "", "and")
 	}
 	add("candidates", ex.Candidates, "", "cand")
-	add("verified hits", ex.Hits, fmt.Sprintf("%s false positives", formatInt(ex.FalsePositives)), "hits")
+	fp := "false positives"
+	if ex.FalsePositives == 1 {
+		fp = "false positive"
+	}
+	add("verified hits", ex.Hits, formatInt(ex.FalsePositives)+" "+fp, "hits")
 	f.H = 8 + len(f.Bars)*pitch
 	return f
 }
