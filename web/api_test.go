@@ -191,6 +191,9 @@ func TestStatsHealthMetrics(t *testing.T) {
 	if st.Docs != len(testDocs()) || len(st.Segments) < 2 || st.Bytes == 0 || st.Generation != 1 {
 		t.Errorf("stats %+v", st)
 	}
+	if rec := ts.do(t, http.MethodHead, "/healthz", nil); rec.Code != 200 || rec.Body.Len() != 0 {
+		t.Errorf("HEAD /healthz: %d, %d bytes", rec.Code, rec.Body.Len())
+	}
 	h := decode[map[string]any](t, ts.get(t, "/healthz"), http.StatusOK)
 	if h["status"] != "ok" {
 		t.Errorf("healthz %v", h)

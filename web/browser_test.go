@@ -119,16 +119,16 @@ func TestBrowser(t *testing.T) {
 	b.do("results", chromedp.WaitVisible(chromedp.CSS("ol.hits li.hit")))
 	summary := b.text(".summary")
 	if !regexp.MustCompile(`Results 1–10 of [\d,]+ results`).MatchString(summary) {
-		t.Errorf("results summary %q", summary)
+		b.errorf("results summary %q", summary)
 	}
 	if n := b.count("ol.hits li.hit"); n != 10 {
-		t.Errorf("%d hits on the first page, want 10", n)
+		b.errorf("%d hits on the first page, want 10", n)
 	}
 	if n := b.count("ol.hits mark"); n == 0 {
-		t.Error("no highlighted words in the snippets")
+		b.errorf("no highlighted words in the snippets")
 	}
 	if f := b.text(".filter"); !strings.Contains(f, "candidate") || !strings.Contains(f, "false positive") {
-		t.Errorf("filter figures %q", f)
+		b.errorf("filter figures %q", f)
 	}
 	b.screenshot("results.png", false)
 
@@ -136,10 +136,10 @@ func TestBrowser(t *testing.T) {
 	b.navigate("next page", chromedp.Click(chromedp.CSS("a.next")))
 	b.do("page 2", chromedp.WaitVisible(chromedp.CSS("ol.hits li.hit")))
 	if cur := b.text(".pages .current"); cur != "2" {
-		t.Errorf("current page %q, want 2", cur)
+		b.errorf("current page %q, want 2", cur)
 	}
 	if s := b.text(".summary"); !strings.Contains(s, "Results 11–") {
-		t.Errorf("page 2 summary %q", s)
+		b.errorf("page 2 summary %q", s)
 	}
 
 	// A document, with every match highlighted.
@@ -147,10 +147,10 @@ func TestBrowser(t *testing.T) {
 	b.navigate("open the first hit", chromedp.Click(chromedp.CSS("ol.hits li.hit a.title")))
 	b.do("document", chromedp.WaitVisible(chromedp.CSS("pre.text")))
 	if h1 := b.text("article.document h1"); h1 != title {
-		t.Errorf("document title %q, the hit said %q", h1, title)
+		b.errorf("document title %q, the hit said %q", h1, title)
 	}
 	if n := b.count("pre.text mark"); n == 0 {
-		t.Error("no match highlighted in the document")
+		b.errorf("no match highlighted in the document")
 	}
 
 	// Explain, from the results page.
@@ -159,10 +159,10 @@ func TestBrowser(t *testing.T) {
 	b.navigate("open explain", chromedp.Click(chromedp.CSS(".filter a")))
 	b.do("explain", chromedp.WaitVisible(chromedp.CSS("svg.funnel")))
 	if n := b.count("figure.segment svg"); n == 0 {
-		t.Error("explain draws no segment")
+		b.errorf("explain draws no segment")
 	}
 	if n := b.count("svg.funnel rect.bar"); n < 3 {
-		t.Errorf("explain funnel has %d bars", n)
+		b.errorf("explain funnel has %d bars", n)
 	}
 	b.screenshot("explain.png", true)
 
@@ -171,22 +171,38 @@ func TestBrowser(t *testing.T) {
 	b.navigate("results on a phone", chromedp.Navigate(base+"/search?q="+strings.ReplaceAll(q, " ", "+")))
 	b.do("results", chromedp.WaitVisible(chromedp.CSS("ol.hits li.hit")))
 	if over := b.eval(`document.documentElement.scrollWidth - window.innerWidth`); over > 0 {
-		t.Errorf("the results page is %d px wider than a phone screen", over)
+		b.errorf("the results page is %d px wider than a phone screen", over)
 	}
 	b.screenshot("results-phone.png", false)
 
 	consoleMu.Lock()
 	defer consoleMu.Unlock()
 	for _, c := range console {
-		t.Errorf("browser console: %s", c)
+		b.errorf("browser console: %s", c)
 	}
 }
 
-// browser runs steps, failing the test with the step's name.
+// browser runs steps, failing the test with the step's name and a
+// screenshot of the page at the first failure.
 type browser struct {
-	t     *testing.T
-	ctx   context.Context
-	shots string
+	t       *testing.T
+	ctx     context.Context
+	shots   string
+	shotted bool // a failure screenshot has been saved
+}
+
+// errorf records a failure and saves a screenshot of the page as it is.
+func (b *browser) errorf(format string, a ...any) {
+	b.t.Helper()
+	b.t.Errorf(format, a...)
+	b.failureScreenshot()
+}
+
+func (b *browser) fatalf(format string, a ...any) {
+	b.t.Helper()
+	b.t.Errorf(format, a...)
+	b.failureScreenshot()
+	b.t.FailNow()
 }
 
 func (b *browser) do(step string, actions ...chromedp.Action[chromedp.Void]) {
@@ -194,7 +210,7 @@ func (b *browser) do(step string, actions ...chromedp.Action[chromedp.Void]) {
 	ctx, cancel := context.WithTimeout(b.ctx, 15*time.Second)
 	defer cancel()
 	if err := chromedp.Do(ctx, actions...); err != nil {
-		b.t.Fatalf("%s: %v", step, err)
+		b.fatalf("%s: %v", step, err)
 	}
 }
 
@@ -205,18 +221,20 @@ func (b *browser) navigate(step string, actions ...chromedp.Action[chromedp.Void
 	defer cancel()
 	resp, err := chromedp.RunResponse(ctx, actions...)
 	if err != nil {
-		b.t.Fatalf("%s: %v", step, err)
+		b.fatalf("%s: %v", step, err)
 	}
 	if resp.Status != 200 {
-		b.t.Fatalf("%s: %s answered %d", step, resp.URL, resp.Status)
+		b.fatalf("%s: %s answered %d", step, resp.URL, resp.Status)
 	}
 }
 
 func (b *browser) text(css string) string {
 	b.t.Helper()
-	s, err := chromedp.Run(b.ctx, chromedp.Text(chromedp.CSS(css)))
+	ctx, cancel := context.WithTimeout(b.ctx, 15*time.Second)
+	defer cancel()
+	s, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(css)))
 	if err != nil {
-		b.t.Fatalf("text of %s: %v", css, err)
+		b.fatalf("text of %s: %v", css, err)
 	}
 	return strings.TrimSpace(s)
 }
@@ -230,7 +248,7 @@ func (b *browser) eval(js string) int {
 	b.t.Helper()
 	n, err := chromedp.Run(b.ctx, chromedp.Evaluate[int](js))
 	if err != nil {
-		b.t.Fatalf("evaluate %s: %v", js, err)
+		b.fatalf("evaluate %s: %v", js, err)
 	}
 	return n
 }
@@ -252,15 +270,17 @@ func (b *browser) screenshot(name string, full bool) {
 		err = os.WriteFile(filepath.Join(b.shots, name), png, 0o644)
 	}
 	if err != nil {
-		b.t.Errorf("screenshot %s: %v", name, err)
+		b.errorf("screenshot %s: %v", name, err)
 	}
 }
 
-// failureScreenshot saves the current page when the test has failed.
+// failureScreenshot saves the current page once the test has failed, the
+// first time only.
 func (b *browser) failureScreenshot() {
-	if !b.t.Failed() {
+	if !b.t.Failed() || b.shotted {
 		return
 	}
+	b.shotted = true
 	dir := os.Getenv("BITSIEVE_ARTIFACTS")
 	if dir == "" {
 		var err error

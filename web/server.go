@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -155,6 +154,9 @@ func New(opt Options) (*Server, error) {
 		Logger:           s.log,
 		HTTPErrorHandler: s.handleError,
 		IPExtractor:      echo.ExtractIPDirect(), // no proxy is trusted by default
+		// HEAD runs the GET handler without the body: every GET route is
+		// read-only, and monitors probe with HEAD.
+		Router: echo.NewRouter(echo.RouterConfig{AutoHandleHEAD: true}),
 	})
 	s.routes()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -261,9 +263,3 @@ func (s *Server) acquire() (*snapshot, error) {
 	return sn, nil
 }
 
-// discard drains and closes a body the handler did not read, so the
-// connection can be reused.
-func discard(r io.ReadCloser) {
-	io.Copy(io.Discard, io.LimitReader(r, 64<<10))
-	r.Close()
-}
