@@ -262,4 +262,3 @@ func (s *Server) acquire() (*snapshot, error) {
 	}
 	return sn, nil
 }
-
