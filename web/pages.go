@@ -91,6 +91,7 @@ type pageData struct {
 	Explain   *explainView
 	Examples  []example
 	RequestID string
+	MaxQuery  int // the query length limit, for the search box
 }
 
 type example struct{ Query, URL string }
@@ -106,6 +107,7 @@ func (s *Server) render(c *echo.Context, status int, name string, d *pageData) e
 		d.Action = "/search"
 	}
 	d.RequestID = requestID(c)
+	d.MaxQuery = s.limits.MaxQueryBytes
 	var buf bytes.Buffer
 	if err := t.ExecuteTemplate(&buf, "layout.html", d); err != nil {
 		return fmt.Errorf("render %s: %w", name, err)
