@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -106,11 +107,14 @@ func syncDir(dir string) error {
 	return nil
 }
 
-// removeTemps deletes files left by an interrupted writer.
+// removeTemps deletes the temporary files an interrupted writer left: its
+// own kinds only (MANIFEST, segments, tombstones), so that tools writing
+// other files into the directory are not disturbed.
 func removeTemps(dir string) {
 	ents, _ := os.ReadDir(dir)
 	for _, e := range ents {
-		if strings.HasSuffix(e.Name(), tmpSuffix) {
+		n, ok := strings.CutSuffix(e.Name(), tmpSuffix)
+		if ok && (n == ManifestName || strings.HasSuffix(n, ".seg") || strings.HasSuffix(n, ".del")) {
 			os.Remove(filepath.Join(dir, e.Name()))
 		}
 	}
@@ -203,18 +207,31 @@ func injectedWriteError(path string, n int) error {
 	return nil
 }
 
-// slowIODelay, from $BITSIEVE_TEST_SLOW_IO (a Go duration), is slept before
-// every fsync and rename, so that a test killing a writer at random moments
-// lands in every step of the commit protocol. It is a testing aid, not a
-// setting.
-var slowIODelay = func() time.Duration {
-	d, _ := time.ParseDuration(os.Getenv("BITSIEVE_TEST_SLOW_IO"))
-	return d
-}()
+// Two testing aids, not settings, for tests that kill writers: every fsync
+// and rename of the commit protocol is a step. $BITSIEVE_TEST_SLOW_IO (a Go
+// duration) is slept before every step, so that a kill at a random moment
+// lands in any of them; with $BITSIEVE_TEST_CRASH_AT=N the process kills
+// itself (SIGKILL) at its Nth step, so a test can interrupt every step in
+// turn.
+var (
+	slowIODelay = func() time.Duration {
+		d, _ := time.ParseDuration(os.Getenv("BITSIEVE_TEST_SLOW_IO"))
+		return d
+	}()
+	crashAt = func() int64 {
+		n, _ := strconv.ParseInt(os.Getenv("BITSIEVE_TEST_CRASH_AT"), 10, 64)
+		return n
+	}()
+	ioSteps atomic.Int64
+)
 
 func slowIO() {
 	if slowIODelay > 0 {
 		time.Sleep(slowIODelay)
+	}
+	if crashAt > 0 && ioSteps.Add(1) == crashAt {
+		syscall.Kill(os.Getpid(), syscall.SIGKILL)
+		select {} // the signal is on its way
 	}
 }
 

@@ -277,6 +277,12 @@ func checkExact(t *testing.T, docs []index.Document, opt index.WriterOptions, n 
 	if _, err := w.Commit(); err != nil {
 		t.Fatal(err)
 	}
+	checkExactIn(t, dir, docs, n, seed)
+}
+
+// checkExactIn runs n generated queries on the index in dir, whose live
+// documents are docs, and compares each with brute force.
+func checkExactIn(t *testing.T, dir string, docs []index.Document, n int, seed uint64) {
 	ix, err := index.Open(dir)
 	if err != nil {
 		t.Fatal(err)

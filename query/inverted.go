@@ -113,6 +113,13 @@ func (e *invEval) leaf(terms []string, negated bool, q *compiled) (*inode, error
 	for i, t := range terms {
 		id, ok := e.seg.Lookup(t)
 		if !ok {
+			if !negated { // scored all the same, as the planner does
+				for _, u := range terms {
+					if uid, ok := e.seg.Lookup(u); ok {
+						e.scoreTerm(u, uid, q)
+					}
+				}
+			}
 			return &inode{kind: iNone}, nil
 		}
 		if !negated {
@@ -182,6 +189,7 @@ func (e *invEval) compile(node Node, negated bool, q *compiled) (*inode, error) 
 		return &inode{kind: iNot, kids: []*inode{k}}, nil
 	case *And:
 		n := &inode{kind: iAnd}
+		none := false
 		for _, c := range x.Children {
 			k, err := e.compile(c, negated, q)
 			if err != nil {
@@ -189,7 +197,8 @@ func (e *invEval) compile(node Node, negated bool, q *compiled) (*inode, error) 
 			}
 			switch k.kind {
 			case iNone:
-				return k, nil
+				none = true // the rest is compiled all the same: its terms are scored
+				continue
 			case iAll:
 				continue
 			case iNot:
@@ -197,6 +206,9 @@ func (e *invEval) compile(node Node, negated bool, q *compiled) (*inode, error) 
 				continue
 			}
 			n.kids = append(n.kids, k)
+		}
+		if none {
+			return &inode{kind: iNone}, nil
 		}
 		if len(n.kids) == 0 && len(n.negs) == 0 {
 			return &inode{kind: iAll}, nil

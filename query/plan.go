@@ -138,6 +138,16 @@ func (p *planner) leaf(terms []string, negated bool, q *compiled) *pnode {
 	for _, t := range terms {
 		id, ok := p.seg.Lookup(t)
 		if !ok {
+			// The leaf matches nothing here, but a document matched through
+			// another branch is still scored on every query term it holds,
+			// whichever segment it is in.
+			if !negated {
+				for _, u := range terms {
+					if uid, ok := p.seg.Lookup(u); ok {
+						p.scoreTerm(u, p.slot(uid), q)
+					}
+				}
+			}
 			return &pnode{kind: kNone, exact: true}
 		}
 		sl := p.slot(id)
@@ -212,6 +222,7 @@ func (p *planner) compile(node Node, negated bool, q *compiled) (*pnode, error) 
 		return &pnode{kind: kNot, exact: k.exact, est: est, kids: []*pnode{k}}, nil
 	case *And:
 		n := &pnode{kind: kAnd, exact: true, est: 1}
+		none := false
 		for _, c := range x.Children {
 			k, err := p.compile(c, negated, q)
 			if err != nil {
@@ -219,7 +230,8 @@ func (p *planner) compile(node Node, negated bool, q *compiled) (*pnode, error) 
 			}
 			switch {
 			case k.kind == kNone:
-				return k, nil
+				none = true // compile the rest all the same: their terms are scored
+				continue
 			case k.kind == kAll:
 				continue
 			case k.kind == kNot && k.kids[0].exact:
@@ -229,6 +241,9 @@ func (p *planner) compile(node Node, negated bool, q *compiled) (*pnode, error) 
 			n.kids = append(n.kids, k)
 			n.exact = n.exact && k.exact
 			n.est *= k.est
+		}
+		if none {
+			return &pnode{kind: kNone, exact: true}, nil
 		}
 		// Negations that are not exact were kept as kids; they match
 		// every document during matching and are decided by verification.
