@@ -84,7 +84,7 @@ const (
 )
 
 func newExplainView(ix *index.Index, ex *query.Explanation) *explainView {
-	ev := &explainView{Explanation: ex, HasOr: strings.Contains(ex.Parsed, " OR ")}
+	ev := &explainView{Explanation: ex, HasOr: strings.Contains(ex.Parsed, " OR ") || strings.Contains(ex.Parsed, "*")}
 	segs := map[string]*index.Segment{}
 	for _, s := range ix.Segments() {
 		segs[s.Name()] = s
@@ -155,7 +155,7 @@ func makeFunnel(ex *query.Explanation, steps []string, survivors []int) funnelSV
 	}
 	add("documents", ex.Docs, "", "live")
 	for i, t := range steps {
-		add("AND "+t, survivors[i], "", "and")
+		add("AND "+shorten(t, 14), survivors[i], "", "and")
 	}
 	add("candidates", ex.Candidates, "", "cand")
 	fp := "false positives"
@@ -198,14 +198,14 @@ func drawSegment(seg *index.Segment, sg query.SegmentSteps, survivors int) segme
 	for _, st := range sg.Steps {
 		if len(st.Rows) == 0 {
 			clear(acc)
-			add(strip{Label: st.Term, Row: "absent", Right: "0 left", Class: "absent", GapBefore: true}, nil, false)
+			add(strip{Label: shorten(st.Term, 12), Row: "absent", Right: "0 left", Class: "absent", GapBefore: true}, nil, false)
 			continue
 		}
 		for i, r := range st.Rows {
 			row := seg.Row(r.Row)
 			s := strip{Row: fmt.Sprintf("r%d", r.Row), Right: fmt.Sprintf("%.1f%% set", 100*r.Density), Class: "shared", GapBefore: i == 0}
 			if i == 0 {
-				s.Label = st.Term
+				s.Label = shorten(st.Term, 12)
 			}
 			if r.Private {
 				s.Class, s.Row = "private", fmt.Sprintf("r%d exact", r.Row)
@@ -266,6 +266,16 @@ func shade(words []uint64, n, nb, y int, survivors bool) []levelPath {
 		}
 	}
 	return out
+}
+
+// shorten cuts s to at most n characters, marking the cut, so labels fit
+// their column.
+func shorten(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
 }
 
 // countRange counts the bits set for documents [lo, hi).
