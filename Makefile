@@ -3,7 +3,7 @@ GO      ?= go
 BIN     := bin/bitsieve
 PKGS    := ./...
 
-.PHONY: build run test bench lint clean corpora loadtest
+.PHONY: build run test bench bench-smoke lint clean corpora loadtest
 
 build:
 	$(GO) build -o $(BIN) ./cmd/bitsieve
@@ -17,6 +17,13 @@ test:
 
 bench:
 	$(GO) test -run='^$$' -bench=. -benchmem $(PKGS)
+
+# Smoke benchmark for CI, a few seconds: both engines on the embedded sample
+# (the default index when $BITSIEVE_INDEX names none), 200 sampled queries
+# and the first 100 of each shared query file. Fails on any difference.
+BENCH_QUERIES ?= $(wildcard ../shared/queries/*.txt)
+bench-smoke: build
+	BITSIEVE_INDEX="$${TMPDIR:-/tmp}/bitsieve-no-index" ./$(BIN) bench --quiet --sample 200 --max-queries 100 --reps 1 --qps-passes 1 $(BENCH_QUERIES)
 
 lint:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt: files above need formatting"; exit 1; }

@@ -176,3 +176,109 @@ func TestNewInvertedSearcherRefusesOtherIndex(t *testing.T) {
 		t.Fatalf("postings of another index accepted: %v", err)
 	}
 }
+
+// TestInvertedSkipsDeletedDocuments deletes documents (tombstones: live
+// rows shrink) and checks that both engines agree with brute force over the
+// documents that are left.
+func TestInvertedSkipsDeletedDocuments(t *testing.T) {
+	docs := genCorpus(3000, 41)
+	dir := t.TempDir()
+	w, err := index.Create(dir, index.WriterOptions{Capacity: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range docs {
+		w.Add(d)
+	}
+	if _, err := w.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	before, err := index.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	old, err := inverted.Build(before, inverted.BuildOptions{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	old.Close()
+	before.Close()
+
+	uw, err := index.OpenWriter(dir, index.WriterOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kept []index.Document
+	for i, d := range docs {
+		if i%25 == 0 {
+			if err := uw.Delete(d.Key); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		kept = append(kept, d)
+	}
+	if _, err := uw.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	ix, err := index.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	if ix.NumDocs() != len(kept) {
+		t.Fatalf("%d live documents, want %d", ix.NumDocs(), len(kept))
+	}
+	// Postings of segments the update kept are reused; segments it wrote
+	// (compaction may merge some) get new ones.
+	post, err := inverted.Build(ix, inverted.BuildOptions{Dir: dir, Reuse: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer post.Close()
+	tombstoned := 0
+	for _, seg := range ix.Segments() {
+		if seg.NumLive() < seg.NumDocs() {
+			tombstoned++
+		}
+	}
+	if tombstoned == 0 {
+		t.Fatal("no segment has deleted documents: the test tests nothing")
+	}
+	t.Logf("%d segments (%d with deletes), %d postings files built after the deletes", len(ix.Segments()), tombstoned, post.Built())
+	sig, _ := NewSearcher(ix)
+	inv, err := NewInvertedSearcher(ix, post)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bd := analyzeAll(kept)
+	a := tokenize.MustNew("english")
+	g := &queryGen{r: rand.New(rand.NewPCG(43, 7)), docs: kept, bd: bd}
+	ctx := context.Background()
+	for ran := 0; ran < 150; {
+		gq := g.query()
+		qs := gq.render()
+		im, err := inv.Matches(ctx, qs)
+		if err != nil {
+			continue
+		}
+		sm, err := sig.Matches(ctx, qs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want []string
+		for i := range bd {
+			if m, _ := gq.eval(a, &bd[i]); m {
+				want = append(want, bd[i].key)
+			}
+		}
+		slices.Sort(want)
+		if got := matchKeys(inv, im); !slices.Equal(got, want) {
+			t.Fatalf("%q: inverted %d matches, brute force %d; inverted-only %v", qs, len(got), len(want), diff(got, want))
+		}
+		if got := matchKeys(sig, sm); !slices.Equal(got, want) {
+			t.Fatalf("%q: signature %d matches, brute force %d", qs, len(got), len(want))
+		}
+		ran++
+	}
+}

@@ -42,6 +42,7 @@ func runIndex(args []string, stdout, stderr io.Writer) int {
 	watch := fs.Bool("watch", false, "after indexing, keep following the directory (one PATH) until interrupted")
 	verbose := fs.Bool("verbose", false, "list every skipped file with its reason")
 	asJSON := fs.Bool("json", false, "print the summary as JSON")
+	withInverted := fs.Bool("with-inverted", false, "also write the inverted baseline's postings beside the segments (see bitsieve bench)")
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
@@ -54,6 +55,9 @@ func runIndex(args []string, stdout, stderr io.Writer) int {
 		if _, err := os.Stat(p); err != nil {
 			return fail(stderr, "cannot index %s: %v", p, errText(err))
 		}
+	}
+	if *watch && *withInverted {
+		return fail(stderr, "--with-inverted builds postings once; it cannot be combined with --watch")
 	}
 	if *watch {
 		if fi, err := os.Stat(paths[0]); len(paths) != 1 || err != nil || !fi.IsDir() {
@@ -101,17 +105,30 @@ func runIndex(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, "%v", err)
 	}
+	var inv *postingsSummary
+	if *withInverted {
+		if inv, err = writePostings(*dir); err != nil {
+			return fail(stderr, "the index is committed, but its inverted postings are not: %v", err)
+		}
+	}
 	if *asJSON {
 		secs := ws.Elapsed.Seconds()
-		json.NewEncoder(stdout).Encode(map[string]any{
+		out := map[string]any{
 			"index": *dir, "documents": ws.Docs, "added": ws.Added, "replaced": ws.Replaced,
 			"deleted": ws.Deleted, "unchanged": ws.Unchanged, "bytes": ws.Bytes, "seconds": secs,
 			"mb_per_s": float64(ws.Bytes) / 1e6 / secs, "index_bytes": ws.IndexBytes,
 			"segments": ws.IndexSegments, "segments_written": ws.Segments, "generation": ws.Generation, "skipped": total.Counts,
 			"compaction": ws.Compaction,
-		})
+		}
+		if inv != nil {
+			out["inverted"] = inv
+		}
+		json.NewEncoder(stdout).Encode(out)
 	} else {
 		printIndexSummary(stdout, *dir, ws, total, *verbose)
+		if inv != nil {
+			fmt.Fprintf(stdout, "inverted postings: %s in %d files, %d built in %.2fs\n", humanBytes(inv.Bytes), inv.Files, inv.Built, inv.Seconds)
+		}
 	}
 	if ws.CompactErr != nil {
 		fmt.Fprintf(stderr, "bitsieve: the update is committed, but compacting the index failed: %v\n", ws.CompactErr)

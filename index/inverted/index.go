@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/bitsieve/bitsieve/index"
 )
@@ -17,8 +18,9 @@ import (
 // in the snapshot's segment order. It is safe for concurrent use and valid
 // until Close; the snapshot must stay open as long as the Index is used.
 type Index struct {
-	ix   *index.Index
-	segs []*Segment
+	ix    *index.Index
+	segs  []*Segment
+	built int // segments whose postings Build built (the rest were reused)
 }
 
 // Base is the signature index snapshot the postings mirror.
@@ -58,7 +60,14 @@ type BuildOptions struct {
 	Dir string
 	// Workers is how many segments are built at once; default GOMAXPROCS.
 	Workers int
+	// Reuse keeps the postings files in Dir that are valid for their
+	// segment (after an update, only new segments need postings).
+	Reuse bool
 }
+
+// Built is the number of segments whose postings Build built rather than
+// reused.
+func (x *Index) Built() int { return x.built }
 
 // Build builds the postings of every segment of ix from the segments'
 // forward indexes. With opt.Dir set, each segment's file is written there
@@ -73,6 +82,7 @@ func Build(ix *index.Index, opt BuildOptions) (*Index, error) {
 	x := &Index{ix: ix, segs: make([]*Segment, len(segs))}
 	errs := make([]error, len(segs))
 	var wg sync.WaitGroup
+	var built atomic.Int64
 	sem := make(chan struct{}, opt.Workers)
 	for i, seg := range segs {
 		wg.Add(1)
@@ -80,10 +90,20 @@ func Build(ix *index.Index, opt BuildOptions) (*Index, error) {
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
+			if opt.Reuse && opt.Dir != "" {
+				if s, err := openSegment(seg, filepath.Join(opt.Dir, FileName(seg.Name()))); err == nil {
+					x.segs[i] = s
+					return
+				}
+			}
 			x.segs[i], errs[i] = buildSegment(seg, opt.Dir)
+			if errs[i] == nil {
+				built.Add(1)
+			}
 		}()
 	}
 	wg.Wait()
+	x.built = int(built.Load())
 	if err := errors.Join(errs...); err != nil {
 		x.Close()
 		return nil, fmt.Errorf("build postings for %s: %w", ix.Dir(), err)

@@ -1,0 +1,189 @@
+package bench
+
+import (
+	"fmt"
+	"math/bits"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/bitsieve/bitsieve/corpus"
+	"github.com/bitsieve/bitsieve/index"
+	"github.com/bitsieve/bitsieve/index/inverted"
+)
+
+// Build is what building each engine cost.
+//
+// Both engines need the same pipeline (analysis, dictionary, forward index,
+// document table and store); they differ in one structure built from the
+// forward index: signature rows or roaring postings. IndexSeconds is the whole
+// signature index as `bitsieve index` builds it (measured only when this run
+// built it); RowsSeconds and PostingsSeconds time the engine-specific parts
+// alone, each built from the same forward index with the same number of
+// goroutines. The inverted engine's whole build is then estimated as
+// IndexSeconds − RowsSeconds + PostingsSeconds.
+type Build struct {
+	Measured        bool          `json:"measured"` // the index was built by this run
+	Source          string        `json:"source,omitempty"`
+	Documents       int           `json:"documents"`
+	TextBytes       int64         `json:"text_bytes"`
+	IndexSeconds    float64       `json:"index_seconds,omitempty"`
+	IndexPeakRSS    int64         `json:"index_peak_rss,omitempty"`
+	RowsSeconds     float64       `json:"rows_seconds"`     // signature rows (and row popcounts) from the forward index, in memory
+	PostingsSeconds float64       `json:"postings_seconds"` // roaring postings from the forward index, serialized and written
+	PostingsPeakRSS int64         `json:"postings_peak_rss,omitempty"`
+	Engines         []EngineBuild `json:"engines"`
+}
+
+// EngineBuild is one engine's whole build.
+type EngineBuild struct {
+	Engine    string  `json:"engine"`
+	Seconds   float64 `json:"seconds"`
+	MBps      float64 `json:"mb_per_s"` // MB of input text per second
+	PeakRSS   int64   `json:"peak_rss,omitempty"`
+	Estimated bool    `json:"estimated,omitempty"`
+}
+
+// Finish derives the engines' whole builds from the measured parts.
+func (b *Build) Finish() {
+	b.Engines = nil
+	if !b.Measured || b.IndexSeconds <= 0 {
+		return
+	}
+	mbps := func(s float64) float64 { return float64(b.TextBytes) / 1e6 / s }
+	inv := b.IndexSeconds - b.RowsSeconds + b.PostingsSeconds
+	b.Engines = []EngineBuild{
+		{Engine: "signature", Seconds: b.IndexSeconds, MBps: mbps(b.IndexSeconds), PeakRSS: b.IndexPeakRSS},
+		{Engine: "inverted", Seconds: inv, MBps: mbps(inv), PeakRSS: max(b.IndexPeakRSS, b.PostingsPeakRSS), Estimated: true},
+	}
+}
+
+// IndexCorpus indexes paths into dir as `bitsieve index` does (a directory,
+// a JSONL file or a file; with several paths, keys are prefixed by each
+// path's base name), replacing the index there, and times it.
+func IndexCorpus(dir string, paths []string, b *Build) error {
+	ResetPeakRSS()
+	start := time.Now()
+	w, err := index.Create(dir, index.WriterOptions{})
+	if err != nil {
+		return err
+	}
+	for _, p := range paths {
+		prefix := ""
+		if len(paths) > 1 {
+			prefix = filepath.Base(filepath.Clean(p)) + "/"
+		}
+		_, err := corpus.Read(p, corpus.WalkOptions{}, func(d corpus.Document) error {
+			d.Key = prefix + d.Key
+			return w.Add(index.Document(d))
+		})
+		if err != nil {
+			w.Abort()
+			return fmt.Errorf("index %s: %w", p, err)
+		}
+	}
+	st, err := w.Commit()
+	if err != nil {
+		return err
+	}
+	b.Measured = true
+	b.IndexSeconds = time.Since(start).Seconds()
+	b.IndexPeakRSS = PeakRSS()
+	b.TextBytes = st.Bytes
+	b.Documents = st.Docs
+	return nil
+}
+
+// BuildPostings builds the inverted engine's postings beside ix's segments
+// (in memory when dir is ""), timing it.
+func BuildPostings(ix *index.Index, dir string, b *Build) (*inverted.Index, error) {
+	runtime.GC()
+	ResetPeakRSS()
+	start := time.Now()
+	inv, err := inverted.Build(ix, inverted.BuildOptions{Dir: dir})
+	if err != nil {
+		return nil, err
+	}
+	b.PostingsSeconds = time.Since(start).Seconds()
+	b.PostingsPeakRSS = PeakRSS()
+	return inv, nil
+}
+
+// TimeRows rebuilds every segment's signature rows (and their popcounts) in
+// memory from the forward index, as sealing a segment does, and records the
+// time: the signature engine's counterpart of BuildPostings.
+func TimeRows(ix *index.Index, b *Build) error {
+	segs := ix.Segments()
+	runtime.GC()
+	start := time.Now()
+	errs := make([]error, len(segs))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	for i, seg := range segs {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			errs[i] = buildRows(seg)
+		}()
+	}
+	wg.Wait()
+	b.RowsSeconds = time.Since(start).Seconds()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// rowsSink keeps rebuilt rows observable so the work is not optimized away.
+var rowsSink atomic.Uint64
+
+func buildRows(seg *index.Segment) error {
+	words := seg.RowWords()
+	rows := make([]uint64, seg.NumRows()*words)
+	start := make([]int32, seg.NumTerms()+1)
+	byID := make([][]int, seg.NumTerms())
+	seg.Terms(func(term string, id index.TermID) bool {
+		byID[id] = seg.TermRows(nil, term, id)
+		return true
+	})
+	var flat []int32
+	for id, rs := range byID {
+		start[id] = int32(len(flat))
+		for _, r := range rs {
+			flat = append(flat, int32(r))
+		}
+	}
+	start[len(byID)] = int32(len(flat))
+	var fwd []index.Posting
+	var err error
+	for d := 0; d < seg.NumDocs(); d++ {
+		w, bit := d/64, uint64(1)<<(d%64)
+		rows[w] |= bit
+		if fwd, err = seg.Forward(fwd[:0], d); err != nil {
+			return err
+		}
+		for _, p := range fwd {
+			for _, r := range flat[start[p.Term]:start[p.Term+1]] {
+				rows[int(r)*words+w] |= bit
+			}
+		}
+	}
+	pop := make([]uint32, seg.NumRows())
+	for r := range pop {
+		c := 0
+		for _, x := range rows[r*words : (r+1)*words] {
+			c += bits.OnesCount64(x)
+		}
+		pop[r] = uint32(c)
+	}
+	if len(pop) > 0 {
+		rowsSink.Add(uint64(pop[len(pop)-1]))
+	}
+	return nil
+}

@@ -1,0 +1,26 @@
+// Package bench measures the signature engine against the inverted baseline
+// (index/inverted) on one index: the same segments, documents, analyzer,
+// queries and process.
+//
+// A run (Run) classifies every query by its number of terms and by the
+// document frequency of its rarest term, then:
+//
+//  1. checks equality: each query's full match set, segment by segment, and
+//     its first page of ranked hits (keys and scores) must be identical in
+//     both engines; every difference is reported;
+//  2. records the signature's quality from the same pass: candidates, exact
+//     hits, false positives, rows and 64-byte row blocks read;
+//  3. warms both engines with one pass, then times every query through both
+//     engines interleaved, signature then inverted, Reps times, single-threaded
+//     and with all cores, for "match" (the exact set, counted) and "top10"
+//     (BM25 with snippets): a query's latency is the median of its runs, so a
+//     burst of noise from other processes hits both engines alike;
+//  4. measures queries per second with 1 and 2 client goroutines;
+//  5. probes memory bandwidth with a plain streaming AND over buffers larger
+//     than the last-level cache, to put the matcher's achieved GB/s beside
+//     what the machine can do.
+//
+// Build times (MeasureBuild) and sizes by component (Sizes) complete the
+// Report, which renders as a text table (WriteText), JSON, or a
+// self-contained HTML page with inline SVG charts (WriteHTML).
+package bench

@@ -1,0 +1,225 @@
+package query
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/bitsieve/bitsieve/index"
+	"github.com/bitsieve/bitsieve/index/inverted"
+	"github.com/bitsieve/bitsieve/tokenize"
+)
+
+// Micro-benchmarks of the per-segment stages, the signature engine's beside
+// the inverted engine's: the AND kernel in GB/s on rows hot in L2 and cold
+// (larger than the last-level cache), verification per candidate, BM25 top-10
+// per hit, and one segment's whole match stage in each engine.
+
+// benchRows makes k rows of words uint64s, each bit set with probability
+// about 15/16, so an AND of up to four rows never empties a block and the
+// kernel reads every row in full.
+func benchRows(k, words int) [][]uint64 {
+	r := rand.New(rand.NewPCG(1, 2))
+	rows := make([][]uint64, k)
+	for i := range rows {
+		rows[i] = make([]uint64, words)
+		for j := range rows[i] {
+			rows[i][j] = ^(r.Uint64() & r.Uint64() & r.Uint64() & r.Uint64())
+		}
+	}
+	return rows
+}
+
+// BenchmarkAndKernel runs andRows over every block of four rows: "hot" rows
+// of 8 KiB (a 65,536-document segment; 32 KiB in all, in L2), "cold" rows of
+// 32 MiB (128 MiB in all, larger than the last-level cache).
+func BenchmarkAndKernel(b *testing.B) {
+	for _, c := range []struct {
+		name  string
+		words int
+	}{{"hot", 1 << 10}, {"cold", 4 << 20}} {
+		b.Run(c.name, func(b *testing.B) {
+			rows := benchRows(4, c.words)
+			bytes := int64(len(rows)) * int64(c.words) * 8
+			var out block
+			var sink uint64
+			b.SetBytes(bytes)
+			for b.Loop() {
+				for base := 0; base < c.words; base += index.BlockWords {
+					if andRows(rows, base, &out) {
+						sink += out[0]
+					}
+				}
+			}
+			if sink == 1 {
+				b.Log(sink)
+			}
+			b.ReportMetric(float64(bytes)*float64(b.N)/1e9/b.Elapsed().Seconds(), "GB/s")
+		})
+	}
+}
+
+// benchSegment is one segment with both engines' structures and a query.
+type benchSegment struct {
+	s    *Searcher
+	inv  *Searcher
+	seg  *index.Segment
+	post *inverted.Segment
+	q    *compiled
+}
+
+// newBenchSegment indexes 20,000 generated documents; q is a query, or
+// "shared" for two words matched through shared rows, or "private" for a
+// word with a private row.
+func newBenchSegment(b *testing.B, q string) *benchSegment {
+	docs := genCorpus(20000, 9)
+	dir := b.TempDir()
+	w, err := index.Create(dir, index.WriterOptions{Capacity: 1 << 16})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, d := range docs {
+		w.Add(d)
+	}
+	if _, err := w.Commit(); err != nil {
+		b.Fatal(err)
+	}
+	ix, err := index.Open(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { ix.Close() })
+	post, err := inverted.Build(ix, inverted.BuildOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	s, _ := NewSearcher(ix)
+	inv, _ := NewInvertedSearcher(ix, post)
+	// The largest segment: the one whose rows are longest.
+	best := 0
+	for i, seg := range ix.Segments() {
+		if seg.NumDocs() > ix.Segments()[best].NumDocs() {
+			best = i
+		}
+	}
+	seg := ix.Segments()[best]
+	if q == "shared" || q == "private" {
+		q = benchWords(b, s, seg, q == "private")
+	}
+	c, err := s.compile(q)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return &benchSegment{s: s, inv: inv, seg: seg, post: post.Segments()[best], q: c}
+}
+
+// benchWords picks, from a segment's dictionary, the most frequent term with
+// a private row, or two terms in 2–8% of the documents (shared rows), that
+// analyze to themselves.
+func benchWords(b *testing.B, s *Searcher, seg *index.Segment, private bool) string {
+	an := tokenize.MustNew("english")
+	var picked []string
+	n := seg.NumDocs()
+	for id := 0; id < seg.NumTerms() && len(picked) < 2; id++ {
+		df, tr := seg.DF(index.TermID(id)), seg.Treatment(index.TermID(id))
+		if tr.Private != private || (!private && (df*50 < n || df*12 > n)) {
+			continue
+		}
+		var term string
+		seg.Terms(func(t string, tid index.TermID) bool {
+			if int(tid) == id {
+				term = t
+				return false
+			}
+			return true
+		})
+		if toks := an.Terms(nil, []byte(term)); len(toks) == 1 && toks[0] == term {
+			picked = append(picked, term)
+			if private {
+				break
+			}
+		}
+	}
+	if len(picked) == 0 {
+		b.Fatal("no suitable query word")
+	}
+	return fmt.Sprint(picked[0], " ", picked[len(picked)-1])
+}
+
+// BenchmarkVerify is the cost of deciding one candidate from its forward
+// index: ns per candidate.
+func BenchmarkVerify(b *testing.B) {
+	bs := newBenchSegment(b, "shared")
+	p, err := bs.s.plan(bs.seg, bs.q.root, bs.q)
+	if err != nil {
+		b.Fatal(err)
+	}
+	// Every live document is a candidate: the verifier's worst case.
+	var cands []int
+	for d := 0; d < bs.seg.NumDocs(); d++ {
+		cands = append(cands, d)
+	}
+	v := newVerifier(p, tokenize.MustNew("english"))
+	hits := 0
+	for b.Loop() {
+		for _, d := range cands {
+			if err := v.load(d); err != nil {
+				b.Fatal(err)
+			}
+			if ok, _ := v.check(p.root); ok {
+				hits++
+			}
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(cands)), "ns/candidate")
+}
+
+// BenchmarkTop10 is BM25 scoring and the top-10 heap: ns per hit.
+func BenchmarkTop10(b *testing.B) {
+	bs := newBenchSegment(b, "shared")
+	p, err := bs.s.plan(bs.seg, bs.q.root, bs.q)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var hits []int32
+	p.match(func(d int) { hits = append(hits, int32(d)) })
+	v := newVerifier(p, tokenize.MustNew("english"))
+	avgdl := bs.s.ix.AvgDocLen()
+	for b.Loop() {
+		top := topK{k: 10}
+		for _, d := range hits {
+			if err := v.load(int(d)); err != nil {
+				b.Fatal(err)
+			}
+			top.push(scored{score: p.bm25(v.tf, bs.q, bs.seg.DocTokens(int(d)), avgdl), doc: d})
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*max(1, len(hits))), "ns/hit")
+	b.ReportMetric(float64(len(hits)), "hits")
+}
+
+// BenchmarkSegmentMatch is one segment's whole match stage (planning or
+// compiling, matching, verification) in each engine, for two words matched
+// through shared rows and for a word with a private row.
+func BenchmarkSegmentMatch(b *testing.B) {
+	for _, q := range []struct{ name, q string }{{"two-shared-words", "shared"}, {"private-word", "private"}} {
+		bs := newBenchSegment(b, q.q)
+		an := tokenize.MustNew("english")
+		b.Run(q.name+"/signature", func(b *testing.B) {
+			var cands []int32
+			for b.Loop() {
+				if r := bs.s.searchSegment(bs.seg, 0, bs.q, 0, 1, an, &cands); r.err != nil {
+					b.Fatal(r.err)
+				}
+			}
+		})
+		b.Run(q.name+"/inverted", func(b *testing.B) {
+			for b.Loop() {
+				e := newInvEval(bs.seg, bs.post, an)
+				if _, err := e.run(bs.q); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
