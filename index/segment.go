@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"sort"
 	"time"
+
+	"github.com/klauspost/compress/zstd"
 )
 
 // Segment is an immutable, memory-mapped group of documents with its own
@@ -197,9 +199,12 @@ func newSegment(path string, data []byte, verify bool) (*Segment, error) {
 		return nil, err
 	}
 	for b := 0; b < h.Blocks; b++ {
-		off, clen, _ := s.block(b)
+		off, clen, rawLen := s.block(b)
 		if off+uint64(clen) > uint64(len(s.store)) {
 			return nil, bad(secBlocks, "block %d lies outside the store", b)
+		}
+		if uint64(rawLen) > uint64(clen)*zstdMaxRatio {
+			return nil, bad(secBlocks, "block %d claims %d bytes from %d compressed", b, rawLen, clen)
 		}
 	}
 	for i := 0; i < h.Docs; i++ {
@@ -462,7 +467,16 @@ func (r *TextReader) Text(doc int) ([]byte, error) {
 	}
 	if blk != r.block {
 		off, clen, rawLen := s.block(blk)
-		raw, err := storeDecoder().DecodeAll(s.store[off:off+uint64(clen)], r.raw[:0])
+		frame := s.store[off : off+uint64(clen)]
+		// A size the frame header declares is allocated at once: it must be
+		// the block table's. (Small frames declare none; their output is
+		// bounded by zstdMaxRatio, checked at open.)
+		var fh zstd.Header
+		if err := fh.Decode(frame); err != nil || (fh.HasFCS && fh.FrameContentSize != uint64(rawLen)) {
+			r.block = -1
+			return nil, &CorruptError{File: s.name, Section: "store", Detail: fmt.Sprintf("block %d has a damaged frame header", blk)}
+		}
+		raw, err := storeDecoder().DecodeAll(frame, r.raw[:0])
 		if err != nil || uint64(len(raw)) != uint64(rawLen) {
 			r.block = -1
 			return nil, &CorruptError{File: s.name, Section: "store", Detail: fmt.Sprintf("block %d does not decompress: %v", blk, err)}

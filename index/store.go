@@ -14,6 +14,11 @@ import (
 
 const storeBlockSize = 64 << 10
 
+// zstdMaxRatio bounds how much a zstd frame can expand: a block of at most
+// 128 KiB needs at least 4 compressed bytes (an RLE block). A block table
+// entry claiming more is damaged, and is refused before any allocation.
+const zstdMaxRatio = 32 << 10
+
 var (
 	encoderOnce sync.Once
 	encoder     *zstd.Encoder
