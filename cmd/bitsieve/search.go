@@ -108,11 +108,11 @@ func searchFile(ctx context.Context, s *query.Searcher, path string, req query.R
 
 func printHits(w io.Writer, res *query.Result, offset int, color bool) {
 	for i, h := range res.Hits {
-		title := h.Title
+		title := displayName(h.Title)
 		if title == "" {
-			title = h.Key
+			title = displayName(h.Key)
 		} else {
-			title = fmt.Sprintf("%s — %s", h.Title, h.Key)
+			title = fmt.Sprintf("%s — %s", title, displayName(h.Key))
 		}
 		fmt.Fprintf(w, "%3d. %s  (%.2f)\n", offset+i+1, title, h.Score)
 		if h.Snippet != "" {
