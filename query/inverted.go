@@ -158,7 +158,7 @@ func (e *invEval) compile(node Node, negated bool, q *compiled) (*inode, error) 
 		var err error
 		e.seg.PrefixTerms(x.Prefix, func(term string, id index.TermID) bool {
 			if len(kids) == MaxPrefixTerms {
-				err = fmt.Errorf("prefix %s* matches more than %d terms; use a longer prefix", x.Prefix, MaxPrefixTerms)
+				err = prefixTooBroad(x.Prefix)
 				return false
 			}
 			if !negated {

@@ -192,7 +192,7 @@ func (p *planner) compile(node Node, negated bool, q *compiled) (*pnode, error) 
 		var err error
 		p.seg.PrefixTerms(x.Prefix, func(term string, _ index.TermID) bool {
 			if len(kids) == MaxPrefixTerms {
-				err = fmt.Errorf("prefix %s* matches more than %d terms; use a longer prefix", x.Prefix, MaxPrefixTerms)
+				err = prefixTooBroad(x.Prefix)
 				return false
 			}
 			k := p.leaf([]string{term}, negated, q)

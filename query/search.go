@@ -101,7 +101,7 @@ func (s *Searcher) compile(q string) (*compiled, error) {
 					return true
 				})
 				if n > MaxPrefixTerms {
-					return fmt.Errorf("prefix %s* matches more than %d terms; use a longer prefix", x.Prefix, MaxPrefixTerms)
+					return prefixTooBroad(x.Prefix)
 				}
 			}
 		case *Not:

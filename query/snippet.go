@@ -27,10 +27,48 @@ func (s *Searcher) snippet(h *Hit, seg *index.Segment, doc int, hl map[string]bo
 		return err
 	}
 	an := s.analyzers.Get().(*tokenize.Analyzer)
-	toks := an.Analyze(nil, text)
+	toks := snippetTokens(an, text, hl)
 	s.analyzers.Put(an)
 	h.Snippet, h.Highlights = makeSnippet(text, toks, hl, SnippetBytes)
 	return nil
+}
+
+const (
+	// snippetChunk is how much text is analyzed at a time for a snippet.
+	snippetChunk = 8 << 10
+	// snippetScan is how far a snippet looks for more of the query's terms
+	// once it has found one: analysis costs far more than the rest of a
+	// search, and documents can be megabytes long.
+	snippetScan = 32 << 10
+)
+
+// snippetTokens analyzes text a chunk at a time (cut at whitespace, so no
+// word is split) until it has seen every highlighted term, or has seen one
+// and scanned snippetScan bytes. Token offsets index text; positions restart
+// in every chunk (snippets do not use them).
+func snippetTokens(an *tokenize.Analyzer, text []byte, hl map[string]bool) []tokenize.Token {
+	var toks []tokenize.Token
+	seen := map[string]bool{}
+	for start := 0; start < len(text); {
+		end := min(len(text), start+snippetChunk)
+		for end < len(text) && !isSpace(text[end]) && end-start < 2*snippetChunk {
+			end++
+		}
+		n := len(toks)
+		toks = an.Analyze(toks, text[start:end])
+		for i := n; i < len(toks); i++ {
+			toks[i].Start += start
+			toks[i].End += start
+			if hl[toks[i].Term] {
+				seen[toks[i].Term] = true
+			}
+		}
+		start = end
+		if len(seen) == len(hl) || (len(seen) > 0 && start >= snippetScan) {
+			break
+		}
+	}
+	return toks
 }
 
 // Highlights returns the byte ranges of toks whose term is in hl.

@@ -37,3 +37,14 @@ func TestSnippetShortText(t *testing.T) {
 		t.Fatalf("got %q %v", snip, rs)
 	}
 }
+
+// TestSnippetLongText: matches far into a long text are found, and offsets
+// stay right across analysis chunks.
+func TestSnippetLongText(t *testing.T) {
+	a := tokenize.MustNew("english")
+	text := []byte(strings.Repeat("lorem ipsum dolor sit amet ", 20000) + "the Bloom filter here")
+	snip, rs := makeSnippet(text, snippetTokens(a, text, map[string]bool{"bloom": true}), map[string]bool{"bloom": true}, SnippetBytes)
+	if len(rs) != 1 || snip[rs[0].Start:rs[0].End] != "Bloom" {
+		t.Fatalf("got %q %v", snip, rs)
+	}
+}
