@@ -15,7 +15,8 @@
 //     and with all cores, for "match" (the exact set, counted) and "top10"
 //     (BM25 with snippets): a query's latency is the median of its runs, so a
 //     burst of noise from other processes hits both engines alike;
-//  4. measures queries per second with 1 and 2 client goroutines;
+//  4. measures queries per second with 1 and 2 client goroutines, the
+//     engines taking turns every 200 queries;
 //  5. probes memory bandwidth with a plain streaming AND over buffers larger
 //     than the last-level cache, to put the matcher's achieved GB/s beside
 //     what the machine can do.

@@ -292,19 +292,20 @@ func Run(ctx context.Context, sig, inv *query.Searcher, w Workload, opt Options)
 		e.SetWorkers(runtime.GOMAXPROCS(0))
 	}
 
-	// 3. Throughput: passes over every query, engines interleaved.
+	// 3. Throughput: passes over every query, the engines alternating
+	// every qpsChunk queries so that a burst of load from elsewhere falls on
+	// both.
 	for _, threads := range opt.QPSThreads {
 		for _, mode := range modes {
 			var rates [2][]float64
 			for pass := 0; pass < opt.QPSPasses; pass++ {
 				prog.say(fmt.Sprintf("throughput %s, %d client(s)", mode, threads), pass, opt.QPSPasses)
-				for ei, e := range engines {
-					qps, err := throughput(ctx, e, live, threads, mode, opt.Limit)
-					if err != nil {
-						return nil, err
-					}
-					rates[ei] = append(rates[ei], qps)
+				qps, err := throughput(ctx, engines, live, threads, mode, opt.Limit)
+				if err != nil {
+					return nil, err
 				}
+				rates[0] = append(rates[0], qps[0])
+				rates[1] = append(rates[1], qps[1])
 			}
 			for ei, e := range engines {
 				r.QPS = append(r.QPS, QPS{Mode: mode, Threads: threads, Engine: e.Engine(), QPS: medianFloat(rates[ei])})
@@ -431,11 +432,38 @@ func pageString(r *query.Result) string {
 	return fmt.Sprintf("%d total [%s]", r.Total, strings.Join(parts, ", "))
 }
 
-// throughput runs every query once with `threads` client goroutines, each
-// Search using one worker, and returns queries per second.
-func throughput(ctx context.Context, e *query.Searcher, qs []*perQuery, threads int, mode string, limit int) (float64, error) {
-	e.SetWorkers(1)
-	defer e.SetWorkers(runtime.GOMAXPROCS(0))
+// qpsChunk is how many queries one engine runs before the other takes over
+// in a throughput pass.
+const qpsChunk = 200
+
+// throughput runs every query once in each engine with `threads` client
+// goroutines, each Search using one worker, the engines taking turns every
+// qpsChunk queries, and returns each engine's queries per second.
+func throughput(ctx context.Context, engines [2]*query.Searcher, qs []*perQuery, threads int, mode string, limit int) ([2]float64, error) {
+	var spent [2]time.Duration
+	for _, e := range engines {
+		e.SetWorkers(1)
+		defer e.SetWorkers(runtime.GOMAXPROCS(0))
+	}
+	for lo := 0; lo < len(qs); lo += qpsChunk {
+		part := qs[lo:min(len(qs), lo+qpsChunk)]
+		for ei, e := range engines {
+			d, err := runClients(ctx, e, part, threads, mode, limit)
+			if err != nil {
+				return [2]float64{}, err
+			}
+			spent[ei] += d
+		}
+	}
+	var qps [2]float64
+	for ei := range spent {
+		qps[ei] = float64(len(qs)) / spent[ei].Seconds()
+	}
+	return qps, nil
+}
+
+// runClients runs qs with `threads` goroutines and returns the wall time.
+func runClients(ctx context.Context, e *query.Searcher, qs []*perQuery, threads int, mode string, limit int) (time.Duration, error) {
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	var firstErr error
@@ -465,7 +493,7 @@ func throughput(ctx context.Context, e *query.Searcher, qs []*perQuery, threads 
 	if firstErr != nil {
 		return 0, fmt.Errorf("%s engine: %w", e.Engine(), firstErr)
 	}
-	return float64(len(qs)) / time.Since(start).Seconds(), nil
+	return time.Since(start), nil
 }
 
 // summarize aggregates per-query measurements by class.
