@@ -107,7 +107,7 @@ func (s *Server) apiStats(c *echo.Context) error {
 		return err
 	}
 	defer sn.release()
-	return c.JSON(http.StatusOK, collectStats(sn.ix))
+	return c.JSON(http.StatusOK, sn.ix.Stats())
 }
 
 func (s *Server) healthz(c *echo.Context) error {

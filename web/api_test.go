@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bitsieve/bitsieve/index"
 	"github.com/bitsieve/bitsieve/query"
 	"github.com/bitsieve/bitsieve/tokenize"
 	"github.com/labstack/echo/v5"
@@ -187,7 +188,7 @@ func TestExplainAPI(t *testing.T) {
 
 func TestStatsHealthMetrics(t *testing.T) {
 	ts := newTestServer(t, nil)
-	st := decode[indexStats](t, ts.get(t, "/api/stats"), http.StatusOK)
+	st := decode[index.Stats](t, ts.get(t, "/api/stats"), http.StatusOK)
 	if st.Docs != len(testDocs()) || len(st.Segments) < 2 || st.Bytes == 0 || st.Generation != 1 {
 		t.Errorf("stats %+v", st)
 	}

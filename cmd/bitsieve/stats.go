@@ -13,59 +13,6 @@ func init() {
 	register(command{"stats", "documents, segments, rows, densities and bytes by section", runStats})
 }
 
-// IndexStats summarises an index for people and scripts.
-type IndexStats struct {
-	Dir         string           `json:"dir"`
-	Analyzer    string           `json:"analyzer"`
-	Generation  uint64           `json:"generation"`
-	Docs        int              `json:"documents"`
-	Segments    []SegmentStats   `json:"segments"`
-	Postings    int64            `json:"postings"`
-	RowBits     int64            `json:"row_bits"`
-	BitsPerPost float64          `json:"bits_per_posting"`
-	Sections    map[string]int64 `json:"bytes_by_section"`
-	Bytes       int64            `json:"bytes"`
-}
-
-// SegmentStats describes one segment.
-type SegmentStats struct {
-	File          string  `json:"file"`
-	Class         int     `json:"class"`
-	Docs          int     `json:"documents"`
-	Terms         int     `json:"terms"`
-	PrivateRows   int     `json:"private_rows"`
-	SharedRows    int     `json:"shared_rows"`
-	SharedDensity float64 `json:"shared_density"`
-	Postings      int64   `json:"postings"`
-	Bytes         int64   `json:"bytes"`
-}
-
-func collectStats(ix *index.Index) IndexStats {
-	st := IndexStats{Dir: ix.Dir(), Analyzer: ix.Analyzer(), Generation: ix.Generation(), Docs: ix.NumDocs(), Sections: map[string]int64{}}
-	for _, s := range ix.Segments() {
-		ss := SegmentStats{File: s.Name(), Class: s.LengthClass(), Docs: s.NumDocs(), Terms: s.NumTerms(),
-			PrivateRows: s.PrivateRows(), SharedRows: s.SharedRows(), Postings: s.Postings(), Bytes: s.FileBytes()}
-		set := 0
-		for r := 1 + s.PrivateRows(); r < s.NumRows(); r++ {
-			set += s.RowCount(r)
-		}
-		if s.SharedRows() > 0 {
-			ss.SharedDensity = float64(set) / float64(s.SharedRows()*s.NumDocs())
-		}
-		st.Segments = append(st.Segments, ss)
-		st.Postings += ss.Postings
-		st.RowBits += int64(s.NumRows()-1) * int64(s.RowWords()) * 64
-		st.Bytes += ss.Bytes
-		for _, sec := range s.Sections() {
-			st.Sections[sec.Name] += sec.Bytes
-		}
-	}
-	if st.Postings > 0 {
-		st.BitsPerPost = float64(st.RowBits) / float64(st.Postings)
-	}
-	return st
-}
-
 func runStats(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("stats", "", stderr)
 	dir := indexFlag(fs)
@@ -78,18 +25,21 @@ func runStats(args []string, stdout, stderr io.Writer) int {
 		return fail(stderr, "%v", err)
 	}
 	defer ix.Close()
-	st := collectStats(ix)
+	st := ix.Stats()
 	if *asJSON {
-		json.NewEncoder(stdout).Encode(st)
+		json.NewEncoder(stdout).Encode(struct {
+			Dir string `json:"dir"`
+			index.Stats
+		}{ix.Dir(), st})
 		return exitOK
 	}
-	fmt.Fprintf(stdout, "index %s (analyzer %s, generation %d)\n", st.Dir, st.Analyzer, st.Generation)
+	fmt.Fprintf(stdout, "index %s (analyzer %s, generation %d)\n", ix.Dir(), st.Analyzer, st.Generation)
 	fmt.Fprintf(stdout, "%d documents in %d segments, %d postings, %s\n", st.Docs, len(st.Segments), st.Postings, humanBytes(st.Bytes))
 	fmt.Fprintf(stdout, "signature: %.1f bits per posting (%s of rows)\n\n", st.BitsPerPost, humanBytes(st.RowBits/8))
 	tw := tabwriter.NewWriter(stdout, 2, 8, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "segment\tclass\tdocs\tterms\tprivate rows\tshared rows\tshared density\tbytes\t")
+	fmt.Fprintln(tw, "segment\tclass\tdocs\tlive\tterms\tprivate rows\tshared rows\tshared density\tbytes\t")
 	for _, s := range st.Segments {
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%.3f\t%s\t\n", s.File, s.Class, s.Docs, s.Terms, s.PrivateRows, s.SharedRows, s.SharedDensity, humanBytes(s.Bytes))
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%.3f\t%s\t\n", s.File, s.Class, s.Docs, s.Live, s.Terms, s.PrivateRows, s.SharedRows, s.SharedDensity, humanBytes(s.Bytes))
 	}
 	tw.Flush()
 	fmt.Fprintln(stdout, "\nbytes by section:")

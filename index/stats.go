@@ -1,22 +1,21 @@
-package web
+package index
 
-import "github.com/bitsieve/bitsieve/index"
-
-// indexStats is the body of GET /api/stats: the same figures as
-// `bitsieve stats --json`, without the server's file system path.
-type indexStats struct {
+// Stats summarises an index snapshot: what `bitsieve stats` prints and
+// GET /api/stats returns.
+type Stats struct {
 	Analyzer    string           `json:"analyzer"`
 	Generation  uint64           `json:"generation"`
-	Docs        int              `json:"documents"`
-	Segments    []segmentStats   `json:"segments"`
-	Postings    int64            `json:"postings"`
-	RowBits     int64            `json:"row_bits"`
-	BitsPerPost float64          `json:"bits_per_posting"`
+	Docs        int              `json:"documents"` // live documents
+	Segments    []SegmentStats   `json:"segments"`
+	Postings    int64            `json:"postings"`         // (document, term) pairs, Σ df
+	RowBits     int64            `json:"row_bits"`         // bits of all term rows (the live rows excluded)
+	BitsPerPost float64          `json:"bits_per_posting"` // RowBits / Postings
 	Sections    map[string]int64 `json:"bytes_by_section"`
-	Bytes       int64            `json:"bytes"`
+	Bytes       int64            `json:"bytes"` // all segment files
 }
 
-type segmentStats struct {
+// SegmentStats describes one segment.
+type SegmentStats struct {
 	File          string  `json:"file"`
 	Class         int     `json:"class"`
 	Docs          int     `json:"documents"`
@@ -24,16 +23,17 @@ type segmentStats struct {
 	Terms         int     `json:"terms"`
 	PrivateRows   int     `json:"private_rows"`
 	SharedRows    int     `json:"shared_rows"`
-	SharedDensity float64 `json:"shared_density"`
+	SharedDensity float64 `json:"shared_density"` // mean fraction of bits set in the shared rows
 	Postings      int64   `json:"postings"`
 	Bytes         int64   `json:"bytes"`
 }
 
-func collectStats(ix *index.Index) indexStats {
-	st := indexStats{Analyzer: ix.Analyzer(), Generation: ix.Generation(), Docs: ix.NumDocs(),
-		Segments: []segmentStats{}, Sections: map[string]int64{}}
-	for _, s := range ix.Segments() {
-		ss := segmentStats{File: s.Name(), Class: s.LengthClass(), Docs: s.NumDocs(), Live: s.NumLive(), Terms: s.NumTerms(),
+// Stats computes the snapshot's statistics.
+func (ix *Index) Stats() Stats {
+	st := Stats{Analyzer: ix.Analyzer(), Generation: ix.Generation(), Docs: ix.NumDocs(),
+		Segments: []SegmentStats{}, Sections: map[string]int64{}}
+	for _, s := range ix.segs {
+		ss := SegmentStats{File: s.Name(), Class: s.LengthClass(), Docs: s.NumDocs(), Live: s.NumLive(), Terms: s.NumTerms(),
 			PrivateRows: s.PrivateRows(), SharedRows: s.SharedRows(), Postings: s.Postings(), Bytes: s.FileBytes()}
 		set := 0
 		for r := 1 + s.PrivateRows(); r < s.NumRows(); r++ {
