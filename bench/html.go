@@ -167,6 +167,8 @@ func (r *Report) htmlData() htmlData {
 
 func fmtMicros(v float64) string {
 	switch {
+	case v >= 1e6:
+		return fmt.Sprintf("%.3gs", v/1e6)
 	case v >= 10000:
 		return fmt.Sprintf("%.0fms", v/1000)
 	case v >= 1000:

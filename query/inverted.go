@@ -22,7 +22,8 @@ import (
 // FastAnd, smallest bitmap first, then AndNot of its negations; a disjunction
 // with FastOr; a prefix as the FastOr of its expansions; a phrase as the AND
 // of its terms, checked against the stored text by the verifier's phrase
-// code. Postings need no verification, so Candidates equals Total.
+// code. Postings need no verification: Candidates equals Total, except for
+// phrases, whose candidates are the documents holding all their words.
 
 // NewInvertedSearcher returns a Searcher over ix whose match stage reads
 // inv's postings; inv must have been built or opened for ix.
@@ -80,7 +81,6 @@ type invEval struct {
 	v        *verifier
 	an       *tokenize.Analyzer
 	universe *roaring.Bitmap
-	checked  int           // documents whose phrase positions were checked
 	phraseT  time.Duration // spent deciding inexact (phrase) matches
 }
 
@@ -392,7 +392,6 @@ func (e *invEval) contains(n *inode, doc uint32) (bool, error) {
 		if e.v == nil {
 			e.v = newVerifier(&plan{seg: e.seg}, e.an)
 		}
-		e.checked++
 		e.v.doc = int(doc)
 		return e.v.phrase(n.phrase)
 	case iNot:
@@ -421,27 +420,29 @@ func (e *invEval) contains(n *inode, doc uint32) (bool, error) {
 	return false, fmt.Errorf("query: unknown postings node %d", n.kind)
 }
 
-// run compiles and evaluates q over the segment: the exact live matches, or
-// nil when the segment cannot match.
-func (e *invEval) run(q *compiled) (hits *roaring.Bitmap, err error) {
+// run compiles and evaluates q over the segment: the exact live matches (nil
+// when the segment cannot match) and the number of candidates, the
+// documents that had to be checked for a phrase included.
+func (e *invEval) run(q *compiled) (hits *roaring.Bitmap, candidates int, err error) {
 	// Postings were checksummed when opened; a roaring panic on damage the
 	// checksum could not see is reported as an error, never a crash.
 	defer func() {
 		if r := recover(); r != nil {
-			hits, err = nil, &index.CorruptError{File: e.post.Name(), Section: "postings", Detail: fmt.Sprintf("query evaluation failed: %v", r)}
+			hits, candidates, err = nil, 0, &index.CorruptError{File: e.post.Name(), Section: "postings", Detail: fmt.Sprintf("query evaluation failed: %v", r)}
 		}
 	}()
 	root, err := e.compile(q.root, false, q)
 	if err != nil || root.kind == iNone {
-		return nil, err
+		return nil, 0, err
 	}
 	hits, exact, err := e.eval(root)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	if live := e.post.Live(); live != nil && root.kind != iAll {
 		hits = roaring.And(hits, live)
 	}
+	candidates = int(hits.GetCardinality())
 	if !exact {
 		t := time.Now()
 		exact := roaring.New()
@@ -455,7 +456,7 @@ func (e *invEval) run(q *compiled) (hits *roaring.Bitmap, err error) {
 		e.phraseT += time.Since(t)
 		hits = exact
 	}
-	return hits, err
+	return hits, candidates, err
 }
 
 // searchSegmentInverted is searchSegment for the inverted engine.
@@ -463,13 +464,13 @@ func (s *Searcher) searchSegmentInverted(seg *index.Segment, si int, q *compiled
 	var r segResult
 	t0 := time.Now()
 	e := newInvEval(seg, s.inv.Segments()[si], an)
-	hits, err := e.run(q)
+	hits, cands, err := e.run(q)
 	if err != nil || hits == nil {
 		r.err = err
 		return r
 	}
 	r.hits = int(hits.GetCardinality())
-	r.candidates = r.hits
+	r.candidates = cands
 	t1 := time.Now()
 	r.verify = e.phraseT
 	r.match = t1.Sub(t0) - e.phraseT

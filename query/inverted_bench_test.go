@@ -216,7 +216,7 @@ func BenchmarkSegmentMatch(b *testing.B) {
 		b.Run(q.name+"/inverted", func(b *testing.B) {
 			for b.Loop() {
 				e := newInvEval(bs.seg, bs.post, an)
-				if _, err := e.run(bs.q); err != nil {
+				if _, _, err := e.run(bs.q); err != nil {
 					b.Fatal(err)
 				}
 			}

