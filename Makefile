@@ -3,7 +3,7 @@ GO      ?= go
 BIN     := bin/bitsieve
 PKGS    := ./...
 
-.PHONY: build run test bench bench-smoke lint clean corpora loadtest
+.PHONY: build run test bench bench-smoke fuzz-smoke lint clean corpora loadtest
 
 build:
 	$(GO) build -o $(BIN) ./cmd/bitsieve
@@ -11,9 +11,16 @@ build:
 run: build
 	./$(BIN) serve
 
+# The packages where goroutines share state run again under the race
+# detector: in short mode, without the brute-force exactness sweeps (the plain
+# run has them; under -race they take minutes).
+RACE_PKGS := ./index ./query ./web
+RACE_SKIP := ^(TestExactGenerated|TestExactSample|TestInvertedEqualsSignature)$$
+
 test:
 	$(GO) vet $(PKGS)
 	$(GO) test -count=1 $(PKGS)
+	$(GO) test -race -short -count=1 -skip '$(RACE_SKIP)' $(RACE_PKGS)
 
 bench:
 	$(GO) test -run='^$$' -bench=. -benchmem $(PKGS)
@@ -24,6 +31,12 @@ bench:
 BENCH_QUERIES ?= $(wildcard ../shared/queries/*.txt)
 bench-smoke: build
 	BITSIEVE_INDEX="$${TMPDIR:-/tmp}/bitsieve-no-index" ./$(BIN) bench --quiet --sample 200 --max-queries 100 --reps 1 --qps-passes 1 $(BENCH_QUERIES)
+
+# Every fuzz target for FUZZTIME each: a bounded smoke run for CI, which
+# prints the inputs each target tried (scripts/fuzz-smoke.sh).
+FUZZTIME ?= 10s
+fuzz-smoke:
+	FUZZTIME=$(FUZZTIME) GO='$(GO)' bash scripts/fuzz-smoke.sh
 
 lint:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt: files above need formatting"; exit 1; }

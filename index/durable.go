@@ -161,7 +161,7 @@ func cleanLeftovers(dir string) {
 // lockWait is how long a writer waits for the lock before giving up: long
 // enough to outlast a reader's cleanup (cleanLeftovers), far shorter than
 // any real writer holds it.
-const lockWait = 2 * time.Second
+var lockWait = 2 * time.Second
 
 // lockDir takes the index's writer lock (an flock on LOCK). It fails with
 // ErrLocked if another writer holds it.

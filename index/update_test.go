@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // liveDocs reads every live document of the index in dir: key → text.
@@ -259,6 +260,8 @@ func TestOpenWriterAnalyzer(t *testing.T) {
 	if w.opt.Analyzer != "french" {
 		t.Errorf("analyzer %q, want the index's", w.opt.Analyzer)
 	}
+	defer func(d time.Duration) { lockWait = d }(lockWait)
+	lockWait = 50 * time.Millisecond
 	if _, err := OpenWriter(dir, WriterOptions{}); !errors.Is(err, ErrLocked) {
 		t.Errorf("second writer: %v", err)
 	}

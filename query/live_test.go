@@ -78,10 +78,14 @@ func updateCorpus(t *testing.T, dir string, docs []index.Document, opt index.Wri
 // the ranking is the ranking of a fresh index of them (BM25 counts live
 // documents only).
 func TestExactAfterUpdates(t *testing.T) {
-	docs := genCorpus(3000, 31)
+	n, queries := 3000, 400
+	if testing.Short() {
+		n, queries = 1200, 120
+	}
+	docs := genCorpus(n, 31)
 	dir := t.TempDir()
 	live := updateCorpus(t, dir, docs, index.WriterOptions{Capacity: 400}, 1)
-	checkExactIn(t, dir, live, 400, 13)
+	checkExactIn(t, dir, live, queries, 13)
 
 	fresh := t.TempDir()
 	w, err := index.Create(fresh, index.WriterOptions{Capacity: 400})
