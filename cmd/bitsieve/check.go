@@ -31,7 +31,11 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "%s: %d problems found\n", *dir, len(rep.Problems))
 		return exitNoMatch
 	}
-	fmt.Fprintf(stdout, "%s: ok (%d documents in %d segments, %s; every checksum and invariant holds)\n",
-		*dir, rep.Docs, rep.Segments, humanBytes(rep.Bytes))
+	deleted := ""
+	if rep.Deleted > 0 {
+		deleted = fmt.Sprintf(" and %d deleted", rep.Deleted)
+	}
+	fmt.Fprintf(stdout, "%s: ok (%d documents%s in %d segments, %s; every checksum and invariant holds)\n",
+		*dir, rep.Docs, deleted, rep.Segments, humanBytes(rep.Bytes))
 	return exitOK
 }

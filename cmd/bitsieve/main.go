@@ -8,6 +8,12 @@
 //	bitsieve explain [flags] QUERY    how the signature answers a query
 //	bitsieve stats [flags]            documents, rows, densities, bytes by section
 //	bitsieve check [flags]            verify every checksum and invariant
+//	bitsieve compact [flags]          merge small segments, drop deleted documents
+//
+// Run again on an existing index, index updates it: new files are added,
+// changed ones (size, modification time or content) replaced, vanished ones
+// deleted, and the rest left untouched; --rebuild builds it afresh, and
+// --watch keeps it following a directory (as serve --watch does).
 //
 // Without --index, commands use $BITSIEVE_INDEX, else the user's default index
 // ($XDG_DATA_HOME/bitsieve/index, usually ~/.local/share/bitsieve/index); when
