@@ -9,6 +9,9 @@
 //	bitsieve stats [flags]            documents, rows, densities, bytes by section
 //	bitsieve check [flags]            verify every checksum and invariant
 //	bitsieve compact [flags]          merge small segments, drop deleted documents
+//	bitsieve serve [flags]            the search page and JSON API over HTTP
+//	bitsieve bench [flags] [FILE...]  the signature engine against an inverted index
+//	bitsieve demo                     index the embedded sample, run example searches
 //
 // Run again on an existing index, index updates it: new files are added,
 // changed ones (size, modification time or content) replaced, vanished ones
