@@ -12,13 +12,16 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 GO=${GO:-go}
 FUZZTIME=${FUZZTIME:-10s}
+# Minimizing each new interesting input may take a minute by default, during
+# which a short run makes no progress: keep it brief.
+MINIMIZE=${FUZZMINIMIZETIME:-1s}
 failed=0
 summary=()
 for f in $(grep -rl --include='*_test.go' '^func Fuzz' . | sort); do
 	pkg=./$(dirname "${f#./}")
 	for fn in $(sed -n 's/^func \(Fuzz[A-Za-z0-9_]*\)(.*/\1/p' "$f"); do
 		echo "fuzz: $pkg $fn for $FUZZTIME"
-		out=$("$GO" test -run='^$' -fuzz="^$fn\$" -fuzztime="$FUZZTIME" "$pkg" 2>&1)
+		out=$("$GO" test -run='^$' -fuzz="^$fn\$" -fuzztime="$FUZZTIME" -fuzzminimizetime="$MINIMIZE" "$pkg" 2>&1)
 		rc=$?
 		execs=$(printf '%s\n' "$out" | sed -n 's/.*execs: \([0-9]*\).*/\1/p' | tail -1)
 		if [ $rc -eq 0 ]; then
