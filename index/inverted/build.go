@@ -3,6 +3,7 @@ package inverted
 import (
 	"encoding/binary"
 	"fmt"
+	"math"
 
 	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/bitsieve/bitsieve/index"
@@ -59,22 +60,22 @@ func encodeSegment(seg *index.Segment) ([]byte, error) {
 		return nil, err
 	}
 	nt := seg.NumTerms()
-	offs := make([]byte, 0, 8*(nt+1))
+	offs := make([]byte, 0, 4*(nt+1))
 	post := &appender{b: make([]byte, 0, len(docs)*2)}
 	bm := roaring.New()
 	for id := 0; id < nt; id++ {
-		offs = binary.LittleEndian.AppendUint64(offs, uint64(len(post.b)))
+		offs = binary.LittleEndian.AppendUint32(offs, uint32(len(post.b)))
 		bm.Clear()
 		bm.AddMany(docs[start[id]:start[id+1]])
 		bm.RunOptimize()
 		if _, err := bm.WriteTo(post); err != nil {
 			return nil, err
 		}
-		for len(post.b)%8 != 0 {
-			post.b = append(post.b, 0)
+		if len(post.b) > math.MaxUint32 {
+			return nil, fmt.Errorf("inverted: postings of %s exceed 4 GiB", seg.Name())
 		}
 	}
-	offs = binary.LittleEndian.AppendUint64(offs, uint64(len(post.b)))
+	offs = binary.LittleEndian.AppendUint32(offs, uint32(len(post.b)))
 	p := params{docs: seg.NumDocs(), terms: nt, postings: int64(len(docs)), segBytes: seg.FileBytes(), segName: seg.Name()}
 	return encodeFile(p.encode(), offs, post.b), nil
 }

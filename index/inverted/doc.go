@@ -21,10 +21,14 @@
 //	section 1 params    docs uint32, terms uint32, postings uint64 (Σ df),
 //	                    segment file bytes uint64, segment name length uint32,
 //	                    zero uint32, then the segment file name
-//	section 2 offsets   (terms+1) × uint64: where each termID's bitmap starts
-//	                    in the postings section (each a multiple of 8)
+//	section 2 offsets   (terms+1) × uint32: where each termID's bitmap starts
+//	                    in the postings section; the last is its length
 //	section 3 postings  the bitmaps in termID order, each in roaring's portable
-//	                    serialization, zero-padded to a multiple of 8 bytes
+//	                    serialization (github.com/RoaringBitmap/RoaringFormatSpec)
+//
+// The offsets are what the baseline stores beyond its bitmaps because it
+// shares the signature index's dictionary; a standalone inverted index would
+// keep them in its own dictionary entries.
 //
 // The params tie the file to its segment: a file whose name, size, document,
 // term or posting count differs from the segment it sits beside is stale

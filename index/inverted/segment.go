@@ -18,7 +18,7 @@ type Segment struct {
 	data   []byte // the whole file, mapped or in memory
 	mapped bool
 	p      params
-	offs   []byte // (terms+1) little-endian uint64 offsets into post
+	offs   []byte // (terms+1) little-endian uint32 offsets into post
 	post   []byte
 	live   *roaring.Bitmap // the live documents; nil when none is deleted
 }
@@ -48,14 +48,14 @@ func newSegment(seg *index.Segment, name string, data []byte) (*Segment, error) 
 			name, ErrStale, p.segName, p.segBytes, p.docs, p.terms, seg.Name(), seg.FileBytes(), seg.NumDocs(), seg.NumTerms())
 	}
 	s := &Segment{seg: seg, name: name, data: data, p: p, offs: secs[secOffsets], post: secs[secPostings]}
-	if uint64(len(s.offs)) != 8*(uint64(p.terms)+1) {
+	if uint64(len(s.offs)) != 4*(uint64(p.terms)+1) {
 		return nil, bad(secOffsets, "%d bytes, want %d offsets", len(s.offs), p.terms+1)
 	}
 	prev := uint64(0)
 	for i := 0; i <= p.terms; i++ {
-		o := binary.LittleEndian.Uint64(s.offs[8*i:])
+		o := uint64(binary.LittleEndian.Uint32(s.offs[4*i:]))
 		switch {
-		case i == 0 && o != 0, i > 0 && o <= prev, o%8 != 0, o > uint64(len(s.post)):
+		case i == 0 && o != 0, i > 0 && o <= prev, o > uint64(len(s.post)):
 			return nil, bad(secOffsets, "offset %d of %d is out of order or range", i, p.terms+1)
 		}
 		prev = o
@@ -98,7 +98,7 @@ func (s *Segment) span(id index.TermID) (uint64, uint64, error) {
 	if int(id) >= s.p.terms {
 		return 0, 0, fmt.Errorf("inverted: %s: term %d of %d", s.name, id, s.p.terms)
 	}
-	return binary.LittleEndian.Uint64(s.offs[8*id:]), binary.LittleEndian.Uint64(s.offs[8*id+8:]), nil
+	return uint64(binary.LittleEndian.Uint32(s.offs[4*id:])), uint64(binary.LittleEndian.Uint32(s.offs[4*id+4:])), nil
 }
 
 // SizeOf is the serialized size of term id's bitmap: the bytes a query
