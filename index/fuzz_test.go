@@ -2,10 +2,13 @@ package index
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
+	"strings"
 	"testing"
 )
 
@@ -175,4 +178,41 @@ func FuzzTombstone(f *testing.F) {
 			t.Fatalf("re-encoded tombstone: %+v, %v; want %+v", again, err, ts)
 		}
 	})
+}
+
+// TestStoreSizeClaims is the regression test for what fuzzing found: a
+// block table entry or a zstd frame header claiming a huge size made the
+// reader allocate it (up to the decoder's 1 GiB limit) before noticing.
+// Checksums are off, as for a file crafted to pass them.
+func TestStoreSizeClaims(t *testing.T) {
+	dir := t.TempDir()
+	text := []byte(strings.Repeat("a frame with a declared content size ", 20))
+	buildIndex(t, dir, []Document{{Key: "a", Text: text}}, WriterOptions{})
+	m, _ := readManifest(dir)
+	data, err := os.ReadFile(filepath.Join(dir, m.Segments[0].File))
+	if err != nil {
+		t.Fatal(err)
+	}
+	secs, err := readSections("x", data, segmentKind)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rawLenAt := int(secs[secBlocks].Offset) + 12 // block 0: offset, compressed length, raw length
+	for _, c := range []struct {
+		rawLen uint32
+		want   string
+	}{
+		{1 << 30, "claims"},                     // beyond what the compressed bytes can hold: refused at open
+		{uint32(len(text)) - 1, "frame header"}, // not what the frame declares: refused before decoding
+	} {
+		b := slices.Clone(data)
+		binary.LittleEndian.PutUint32(b[rawLenAt:], c.rawLen)
+		s, err := newSegment("x.seg", b, false)
+		if err == nil {
+			_, err = s.Text(nil, 0)
+		}
+		if err == nil || !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("raw length %d: %v, want a damage report about the %s", c.rawLen, err, c.want)
+		}
+	}
 }
