@@ -209,7 +209,7 @@ func (f *follower) update(only []string) error {
 	if ws.Docs+ws.Deleted == 0 && !f.verbose {
 		return nil
 	}
-	fmt.Fprintf(f.out, "%s added %d, replaced %d, deleted %d (generation %d, %d documents checked, %d skipped)\n",
+	fmt.Fprintf(f.out, "%s added %d, replaced %d, deleted %d (generation %d; %d files read, %d skipped)\n",
 		time.Now().Format("15:04:05"), ws.Added, ws.Replaced, ws.Deleted, ws.Generation, total.Docs, len(total.Skipped))
 	if f.onCommit != nil && ws.Docs+ws.Deleted > 0 {
 		f.onCommit(ws)
