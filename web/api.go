@@ -42,7 +42,7 @@ func (s *Server) apiSearch(c *echo.Context) error {
 		return err
 	}
 	defer sn.release()
-	q := c.QueryParam("q")
+	q := queryText(c)
 	limit, err := intParam(c, "limit", query.DefaultLimit, 1, s.limits.MaxPageSize)
 	if err != nil {
 		return err
@@ -77,7 +77,7 @@ func (s *Server) apiExplain(c *echo.Context) error {
 		return err
 	}
 	defer sn.release()
-	ex, err := s.explain(c.Request().Context(), sn, c.QueryParam("q"))
+	ex, err := s.explain(c.Request().Context(), sn, queryText(c))
 	if err != nil {
 		return err
 	}
@@ -94,7 +94,7 @@ func (s *Server) apiDocument(c *echo.Context) error {
 	if err != nil {
 		return err
 	}
-	doc, err := s.document(sn, key, c.QueryParam("q"))
+	doc, err := s.document(sn, key, queryText(c))
 	if err != nil {
 		return err
 	}
@@ -258,4 +258,11 @@ func boolParam(c *echo.Context, name string, def bool) (bool, error) {
 		return false, badRequest("%s must be true or false, not %q", name, v)
 	}
 	return b, nil
+}
+
+// queryText is the q parameter with invalid UTF-8 replaced, so a query is
+// never echoed into a page or a JSON reply as broken text. (Document keys are
+// not cleaned: a file name may hold any bytes, and keys must match exactly.)
+func queryText(c *echo.Context) string {
+	return strings.ToValidUTF8(c.QueryParam("q"), "\uFFFD")
 }

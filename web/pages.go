@@ -119,7 +119,7 @@ func (s *Server) render(c *echo.Context, status int, name string, d *pageData) e
 // renderError shows an error as a page. A bad query keeps the search box
 // filled in so it can be corrected.
 func (s *Server) renderError(c *echo.Context, ae *apiError) {
-	d := &pageData{Title: ae.Err, Error: ae, Query: c.QueryParam("q")}
+	d := &pageData{Title: ae.Err, Error: ae, Query: queryText(c)}
 	if sn := s.live.acquire(); sn != nil {
 		d.Docs, d.Segments = sn.ix.NumDocs(), len(sn.ix.Segments())
 		sn.release()
@@ -137,7 +137,7 @@ func (s *Server) renderError(c *echo.Context, ae *apiError) {
 var homeExamples = []string{`white whale`, `"hash table"`, `exception OR error handling`, `compil* -java`}
 
 func (s *Server) homePage(c *echo.Context) error {
-	if q := c.QueryParam("q"); q != "" { // a search form that posted to /
+	if q := queryText(c); q != "" { // a search form that posted to /
 		return c.Redirect(http.StatusFound, "/search?"+url.Values{"q": {q}}.Encode())
 	}
 	sn, err := s.acquire()
@@ -187,7 +187,7 @@ type textPiece struct {
 const pageSize = 10
 
 func (s *Server) searchPage(c *echo.Context) error {
-	q := c.QueryParam("q")
+	q := queryText(c)
 	if strings.TrimSpace(q) == "" {
 		return c.Redirect(http.StatusFound, "/")
 	}
@@ -258,7 +258,7 @@ const maxDocumentView = 2 << 20
 const maxJumps = 40
 
 func (s *Server) documentPage(c *echo.Context) error {
-	key, q := c.QueryParam("key"), c.QueryParam("q")
+	key, q := c.QueryParam("key"), queryText(c)
 	if key == "" {
 		return badRequest("give the document's key: /doc?key=...")
 	}
@@ -302,7 +302,7 @@ func (s *Server) documentPage(c *echo.Context) error {
 }
 
 func (s *Server) explainPage(c *echo.Context) error {
-	q := c.QueryParam("q")
+	q := queryText(c)
 	if strings.TrimSpace(q) == "" {
 		return c.Redirect(http.StatusFound, "/")
 	}
