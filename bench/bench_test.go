@@ -264,10 +264,10 @@ func TestBuildEstimates(t *testing.T) {
 	}
 }
 
-func TestTimeRowsAndPostings(t *testing.T) {
+func TestTimePartsAndPostings(t *testing.T) {
 	ix, _ := sampleIndex(t)
 	var b Build
-	if err := TimeRows(ix, &b); err != nil {
+	if err := TimeParts(ix, 2, &b); err != nil {
 		t.Fatal(err)
 	}
 	post, err := BuildPostings(ix, "", &b)
@@ -275,7 +275,7 @@ func TestTimeRowsAndPostings(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer post.Close()
-	if b.RowsSeconds <= 0 || b.PostingsSeconds <= 0 {
+	if b.Rounds != 2 || b.RowsSeconds <= 0 || b.PostingsSeconds <= 0 || b.PostingsWriteSeconds <= 0 {
 		t.Fatalf("build %+v", b)
 	}
 }

@@ -22,20 +22,25 @@ import (
 // forward index: signature rows or roaring postings. IndexSeconds is the whole
 // signature index as `bitsieve index` builds it (measured only when this run
 // built it); RowsSeconds and PostingsSeconds time the engine-specific parts
-// alone, each built from the same forward index with the same number of
-// goroutines. The inverted engine's whole build is then estimated as
+// alone, each built in memory from the same forward index with the same number
+// of goroutines, alternately, Rounds times (the medians are kept). The
+// inverted engine's whole build is then estimated as
 // IndexSeconds − RowsSeconds + PostingsSeconds.
 type Build struct {
-	Measured        bool          `json:"measured"` // the index was built by this run
-	Source          string        `json:"source,omitempty"`
-	Documents       int           `json:"documents"`
-	TextBytes       int64         `json:"text_bytes"`
-	IndexSeconds    float64       `json:"index_seconds,omitempty"`
-	IndexPeakRSS    int64         `json:"index_peak_rss,omitempty"`
-	RowsSeconds     float64       `json:"rows_seconds"`     // signature rows (and row popcounts) from the forward index, in memory
-	PostingsSeconds float64       `json:"postings_seconds"` // roaring postings from the forward index, serialized and written
-	PostingsPeakRSS int64         `json:"postings_peak_rss,omitempty"`
-	Engines         []EngineBuild `json:"engines"`
+	Measured        bool    `json:"measured"` // the index was built by this run
+	Source          string  `json:"source,omitempty"`
+	Documents       int     `json:"documents"`
+	TextBytes       int64   `json:"text_bytes"`
+	IndexSeconds    float64 `json:"index_seconds,omitempty"`
+	IndexPeakRSS    int64   `json:"index_peak_rss,omitempty"`
+	Rounds          int     `json:"rounds"`
+	RowsSeconds     float64 `json:"rows_seconds"`     // signature rows (and row popcounts) from the forward index, in memory
+	PostingsSeconds float64 `json:"postings_seconds"` // roaring postings from the forward index, serialized in memory
+	// PostingsWriteSeconds is the build of the postings files the run
+	// used: built, written, fsynced; PostingsPeakRSS the peak RSS meanwhile.
+	PostingsWriteSeconds float64       `json:"postings_write_seconds"`
+	PostingsPeakRSS      int64         `json:"postings_peak_rss,omitempty"`
+	Engines              []EngineBuild `json:"engines"`
 }
 
 // EngineBuild is one engine's whole build.
@@ -98,7 +103,7 @@ func IndexCorpus(dir string, paths []string, b *Build) error {
 }
 
 // BuildPostings builds the inverted engine's postings beside ix's segments
-// (in memory when dir is ""), timing it.
+// (in memory when dir is ""), timing it and its peak memory.
 func BuildPostings(ix *index.Index, dir string, b *Build) (*inverted.Index, error) {
 	debug.FreeOSMemory() // so the peak is not the heap an index build left behind
 	ResetPeakRSS()
@@ -107,15 +112,39 @@ func BuildPostings(ix *index.Index, dir string, b *Build) (*inverted.Index, erro
 	if err != nil {
 		return nil, err
 	}
-	b.PostingsSeconds = time.Since(start).Seconds()
+	b.PostingsWriteSeconds = time.Since(start).Seconds()
 	b.PostingsPeakRSS = PeakRSS()
 	return inv, nil
 }
 
-// TimeRows rebuilds every segment's signature rows (and their popcounts) in
-// memory from the forward index, as sealing a segment does, and records the
-// time: the signature engine's counterpart of BuildPostings.
-func TimeRows(ix *index.Index, b *Build) error {
+// TimeParts times each engine's own structure built in memory from the
+// forward index, rows then postings, rounds times, and keeps the medians.
+func TimeParts(ix *index.Index, rounds int, b *Build) error {
+	var rows, post []float64
+	for r := 0; r < max(1, rounds); r++ {
+		s, err := timeRows(ix)
+		if err != nil {
+			return err
+		}
+		rows = append(rows, s)
+		runtime.GC()
+		start := time.Now()
+		x, err := inverted.Build(ix, inverted.BuildOptions{})
+		if err != nil {
+			return err
+		}
+		post = append(post, time.Since(start).Seconds())
+		x.Close()
+	}
+	b.Rounds = len(rows)
+	b.RowsSeconds, b.PostingsSeconds = medianFloat(rows), medianFloat(post)
+	return nil
+}
+
+// timeRows rebuilds every segment's signature rows (and their popcounts) in
+// memory from the forward index, as sealing a segment does, and returns the
+// seconds it took.
+func timeRows(ix *index.Index) (float64, error) {
 	segs := ix.Segments()
 	runtime.GC()
 	start := time.Now()
@@ -132,13 +161,13 @@ func TimeRows(ix *index.Index, b *Build) error {
 		}()
 	}
 	wg.Wait()
-	b.RowsSeconds = time.Since(start).Seconds()
+	secs := time.Since(start).Seconds()
 	for _, err := range errs {
 		if err != nil {
-			return err
+			return 0, err
 		}
 	}
-	return nil
+	return secs, nil
 }
 
 // rowsSink keeps rebuilt rows observable so the work is not optimized away.

@@ -68,7 +68,7 @@ func (r *Report) htmlData() htmlData {
 	if r.Command != "" {
 		d.Summary = append(d.Summary, "Command: "+r.Command)
 	}
-	d.Summary = append(d.Summary, fmt.Sprintf("Run started %s and took %.0f s.", r.Started.UTC().Format("2006-01-02 15:04 MST"), r.Seconds))
+	d.Summary = append(d.Summary, fmt.Sprintf("Run started %s and took %.0f s; load average at its end %s (1, 5, 15 min).", r.Started.UTC().Format("2006-01-02 15:04 MST"), r.Seconds, r.LoadAverage))
 	e := r.Equality
 	d.Verdict = fmt.Sprintf("%s of %s queries have identical match sets in both engines (%.2f%%); %s have identical first pages (keys, order, scores).",
 		commas(int64(e.Identical)), commas(int64(e.Queries)), e.Share(), commas(int64(e.PagesIdentical)))
@@ -186,11 +186,12 @@ func (r *Report) buildTable() htmlTable {
 		s, i := b.Engines[0], b.Engines[1]
 		t.Rows = append(t.Rows, htmlRow{Cells: []string{"whole index, " + HumanBytes(b.TextBytes) + " of text",
 			fmt.Sprintf("%.1f s, %.2f MB/s", s.Seconds, s.MBps), fmt.Sprintf("%.1f s, %.2f MB/s (estimated)", i.Seconds, i.MBps)}})
-		t.Rows = append(t.Rows, htmlRow{Cells: []string{"peak memory (RSS)", HumanBytes(b.IndexPeakRSS), HumanBytes(b.PostingsPeakRSS) + " (postings alone)"}})
+		t.Rows = append(t.Rows, htmlRow{Cells: []string{"peak memory of the index build (RSS)", HumanBytes(b.IndexPeakRSS), ""}})
 	} else {
 		t.Note = "The index was not built by this run; bench --build PATH builds and times it."
 	}
-	t.Rows = append(t.Rows, htmlRow{Cells: []string{"own structure from the forward index", fmt.Sprintf("%.2f s (rows)", b.RowsSeconds), fmt.Sprintf("%.2f s (postings)", b.PostingsSeconds)}})
+	t.Rows = append(t.Rows, htmlRow{Cells: []string{fmt.Sprintf("own structure from the forward index, in memory (median of %d)", b.Rounds), fmt.Sprintf("%.2f s (rows)", b.RowsSeconds), fmt.Sprintf("%.2f s (postings)", b.PostingsSeconds)}})
+	t.Rows = append(t.Rows, htmlRow{Cells: []string{"postings files for this run (built, written)", "", fmt.Sprintf("%.2f s, peak RSS %s", b.PostingsWriteSeconds, HumanBytes(b.PostingsPeakRSS))}})
 	return t
 }
 

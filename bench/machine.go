@@ -47,6 +47,15 @@ func ThisMachine() Machine {
 	return m
 }
 
+// loadAverage is /proc/loadavg's first three fields ("" when unknown).
+func loadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if f := strings.Fields(string(b)); err == nil && len(f) >= 3 {
+		return strings.Join(f[:3], " ")
+	}
+	return ""
+}
+
 // procField reads a "Name: N kB" field of a /proc status file (0 if absent).
 func procField(path, name string) int64 {
 	f, err := os.Open(path)

@@ -58,23 +58,26 @@ func (o *Options) defaults() {
 
 // Report is everything a run measured.
 type Report struct {
-	Version   int        `json:"version"`
-	Started   time.Time  `json:"started"`
-	Seconds   float64    `json:"seconds"`
-	Command   string     `json:"command,omitempty"`
-	Machine   Machine    `json:"machine"`
-	Index     IndexInfo  `json:"index"`
-	Build     Build      `json:"build"`
-	Size      Size       `json:"size"`
-	Queries   QueryStats `json:"queries"`
-	Reps      int        `json:"reps"`
-	Limit     int        `json:"limit"`
-	Threads   []int      `json:"threads"` // Searcher workers of the latency runs: 1 and all cores
-	Latency   []Latency  `json:"latency"`
-	QPS       []QPS      `json:"qps"`
-	Quality   []Quality  `json:"quality"`
-	Bandwidth Bandwidth  `json:"bandwidth"`
-	Equality  Equality   `json:"equality"`
+	Version int       `json:"version"`
+	Started time.Time `json:"started"`
+	Seconds float64   `json:"seconds"`
+	Command string    `json:"command,omitempty"`
+	Machine Machine   `json:"machine"`
+	// LoadAverage is the machine's load average (1, 5 and 15 minutes) when
+	// the run ended: what else ran beside it.
+	LoadAverage string     `json:"load_average"`
+	Index       IndexInfo  `json:"index"`
+	Build       Build      `json:"build"`
+	Size        Size       `json:"size"`
+	Queries     QueryStats `json:"queries"`
+	Reps        int        `json:"reps"`
+	Limit       int        `json:"limit"`
+	Threads     []int      `json:"threads"` // Searcher workers of the latency runs: 1 and all cores
+	Latency     []Latency  `json:"latency"`
+	QPS         []QPS      `json:"qps"`
+	Quality     []Quality  `json:"quality"`
+	Bandwidth   Bandwidth  `json:"bandwidth"`
+	Equality    Equality   `json:"equality"`
 }
 
 // IndexInfo describes the benchmarked index.
@@ -318,6 +321,7 @@ func Run(ctx context.Context, sig, inv *query.Searcher, w Workload, opt Options)
 	r.Bandwidth = ProbeBandwidth(r.Machine.LLCBytes)
 
 	r.summarize(live, modes)
+	r.LoadAverage = loadAverage()
 	prog.done()
 	r.Seconds = time.Since(r.Started).Seconds()
 	return r, nil

@@ -71,9 +71,10 @@ func (r *Report) writeText(w io.Writer) {
 		s, i := b.Engines[0], b.Engines[1]
 		fmt.Fprintf(tw, "  whole index (%s of text)\t%.1f s, %.2f MB/s\t%.1f s, %.2f MB/s (estimated)\t\n", HumanBytes(b.TextBytes), s.Seconds, s.MBps, i.Seconds, i.MBps)
 	}
-	fmt.Fprintf(tw, "  own structure from the forward index\t%.2f s (rows)\t%.2f s (postings)\t\n", b.RowsSeconds, b.PostingsSeconds)
+	fmt.Fprintf(tw, "  own structure from the forward index (median of %d)\t%.2f s (rows)\t%.2f s (postings)\t\n", b.Rounds, b.RowsSeconds, b.PostingsSeconds)
+	fmt.Fprintf(tw, "  postings files for this run (built, written)\t\t%.2f s, peak RSS %s\t\n", b.PostingsWriteSeconds, HumanBytes(b.PostingsPeakRSS))
 	if b.Measured {
-		fmt.Fprintf(tw, "  peak memory (RSS)\t%s\t%s (postings alone)\t\n", HumanBytes(b.IndexPeakRSS), HumanBytes(b.PostingsPeakRSS))
+		fmt.Fprintf(tw, "  peak memory of the index build (RSS)\t%s\t\t\n", HumanBytes(b.IndexPeakRSS))
 	}
 	fmt.Fprintln(tw, "\t\t\t")
 
@@ -147,7 +148,7 @@ func (r *Report) writeText(w io.Writer) {
 	bw := r.Bandwidth
 	fmt.Fprintf(w, "bandwidth: streaming AND probe %.1f GB/s over %s (> LLC), %.1f GB/s over 256 KiB (in L2), one thread; signature match stage achieved %.2f GB/s\n",
 		bw.ColdGBps, HumanBytes(bw.ProbeBytes), bw.HotGBps, bw.AchievedGBps)
-	fmt.Fprintf(w, "run took %.1f s\n", r.Seconds)
+	fmt.Fprintf(w, "run took %.1f s; load average at its end %s (1, 5, 15 min; %d cores)\n", r.Seconds, r.LoadAverage, r.Machine.Cores)
 }
 
 func (r *Report) qpsOf(mode string, threads int, engine string) float64 {
