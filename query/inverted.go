@@ -111,11 +111,11 @@ func (e *invEval) scoreTerm(term string, id index.TermID, q *compiled) {
 func (e *invEval) leaf(terms []string, negated bool, q *compiled) (*inode, error) {
 	var bms []*roaring.Bitmap
 	for i, t := range terms {
-		id, ok := e.seg.Lookup(t)
+		id, ok := q.lookup(e.seg, t)
 		if !ok {
 			if !negated { // scored all the same, as the planner does
 				for _, u := range terms {
-					if uid, ok := e.seg.Lookup(u); ok {
+					if uid, ok := q.lookup(e.seg, u); ok {
 						e.scoreTerm(u, uid, q)
 					}
 				}

@@ -136,14 +136,14 @@ func (p *planner) leaf(terms []string, negated bool, q *compiled) *pnode {
 	n := &pnode{kind: kRows, exact: true, est: 1}
 	seen := map[int]bool{}
 	for _, t := range terms {
-		id, ok := p.seg.Lookup(t)
+		id, ok := q.lookup(p.seg, t)
 		if !ok {
 			// The leaf matches nothing here, but a document matched through
 			// another branch is still scored on every query term it holds,
 			// whichever segment it is in.
 			if !negated {
 				for _, u := range terms {
-					if uid, ok := p.seg.Lookup(u); ok {
+					if uid, ok := q.lookup(p.seg, u); ok {
 						p.scoreTerm(u, p.slot(uid), q)
 					}
 				}

@@ -23,6 +23,7 @@ type Searcher struct {
 	analyzers sync.Pool
 	workers   int
 	inv       *inverted.Index // non-nil: match from postings (NewInvertedSearcher)
+	segIdx    map[*index.Segment]int
 }
 
 // NewSearcher returns a Searcher over ix, analyzing queries with the
@@ -31,8 +32,11 @@ func NewSearcher(ix *index.Index) (*Searcher, error) {
 	if _, err := tokenize.New(ix.Analyzer()); err != nil {
 		return nil, fmt.Errorf("index %s: %w", ix.Dir(), err)
 	}
-	s := &Searcher{ix: ix, workers: runtime.GOMAXPROCS(0)}
+	s := &Searcher{ix: ix, workers: runtime.GOMAXPROCS(0), segIdx: map[*index.Segment]int{}}
 	s.analyzers.New = func() any { return tokenize.MustNew(ix.Analyzer()) }
+	for i, seg := range ix.Segments() {
+		s.segIdx[seg] = i
+	}
 	return s, nil
 }
 
@@ -55,6 +59,24 @@ type compiled struct {
 	terms   []string // positive terms (prefix expansions included), for BM25
 	termIdx map[string]int
 	idf     []float64
+	// ids[termIdx[t]][segment] is t's TermID in each segment (-1: absent),
+	// kept from the df sums so planning does not search dictionaries again.
+	ids    [][]int32
+	segIdx map[*index.Segment]int
+}
+
+// lookup finds a term in a segment's dictionary, from the compile-time
+// lookups when the term had them.
+func (q *compiled) lookup(seg *index.Segment, t string) (index.TermID, bool) {
+	if q.ids != nil {
+		if i, ok := q.termIdx[t]; ok {
+			if id := q.ids[i][q.segIdx[seg]]; id >= 0 {
+				return index.TermID(id), true
+			}
+			return 0, false
+		}
+	}
+	return seg.Lookup(t)
 }
 
 func (q *compiled) termIndex(t string) int { return q.termIdx[t] }
@@ -68,12 +90,16 @@ func (q *compiled) addTerm(t string) {
 
 // compile parses q and gathers the global document frequency of every
 // positive term, summed over segments, for BM25.
-func (s *Searcher) compile(q string) (*compiled, error) {
+func (s *Searcher) compile(q string) (*compiled, error) { return s.compileFor(q, true) }
+
+// compileFor is compile; without ranking (a count) it skips the document
+// frequencies, which only BM25 needs.
+func (s *Searcher) compileFor(q string, rank bool) (*compiled, error) {
 	root, err := s.Parse(q)
 	if err != nil {
 		return nil, err
 	}
-	c := &compiled{root: root, termIdx: map[string]int{}}
+	c := &compiled{root: root, termIdx: map[string]int{}, segIdx: s.segIdx}
 	var walk func(n Node, negated bool) error
 	walk = func(n Node, negated bool) error {
 		switch x := n.(type) {
@@ -124,13 +150,21 @@ func (s *Searcher) compile(q string) (*compiled, error) {
 	if err := walk(root, false); err != nil {
 		return nil, err
 	}
+	if !rank {
+		return c, nil
+	}
 	n := float64(s.ix.NumDocs())
+	segs := s.ix.Segments()
 	c.idf = make([]float64, len(c.terms))
+	c.ids = make([][]int32, len(c.terms))
 	for i, t := range c.terms {
 		df := 0
-		for _, seg := range s.ix.Segments() {
+		c.ids[i] = make([]int32, len(segs))
+		for si, seg := range segs {
+			c.ids[i][si] = -1
 			if id, ok := seg.Lookup(t); ok {
 				df += seg.LiveDF(id)
+				c.ids[i][si] = int32(id)
 			}
 		}
 		c.idf[i] = bm25IDF(n, float64(df))
@@ -154,7 +188,7 @@ func (s *Searcher) Search(ctx context.Context, req Request) (*Result, error) {
 		req.Limit = DefaultLimit
 	}
 	req.Offset = max(0, req.Offset)
-	q, err := s.compile(req.Query)
+	q, err := s.compileFor(req.Query, !req.CountOnly)
 	if err != nil {
 		return nil, err
 	}
