@@ -323,6 +323,9 @@ func checkExactIn(t *testing.T, dir string, docs []index.Document, n int, seed u
 			t.Fatalf("query %q (parsed %s): engine %d hits, brute force %d\nengine-only: %v\nbrute-only: %v",
 				qs, mustParse(s, qs), len(got), len(want), diff(got, want), diff(want, got))
 		}
+		if cnt, err := s.Search(context.Background(), Request{Query: qs, CountOnly: true}); err != nil || cnt.Total != len(want) {
+			t.Fatalf("query %q: count %v (err %v), brute force %d", qs, cnt, err, len(want))
+		}
 		ran++
 		fps += res.FalsePositives
 		cands += res.Candidates

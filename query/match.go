@@ -139,3 +139,22 @@ func (p *plan) match(emit func(doc int)) {
 		}
 	}
 }
+
+// count is the number of live documents the plan matches, by popcount; it is
+// the exact count when the plan is exact.
+func (p *plan) count() int {
+	live := p.seg.Live()
+	var acc block
+	n := 0
+	blocks := len(live) / index.BlockWords
+	for b := 0; b < blocks; b++ {
+		if !p.root.eval(b, &acc) {
+			continue
+		}
+		base := b * index.BlockWords
+		for i, w := range acc {
+			n += bits.OnesCount64(w & live[base+i])
+		}
+	}
+	return n
+}

@@ -18,6 +18,10 @@ type plan struct {
 	seg  *index.Segment
 	root *pnode
 	ids  []index.TermID // distinct termIDs the query reads, sorted ascending
+	// vids are the termIDs verification reads (of inexact leaves), sorted,
+	// and vslots their slots in ids.
+	vids   []index.TermID
+	vslots []int
 	// scoring: slots of positive terms with their global term index
 	score []scoreSlot
 }
@@ -109,7 +113,34 @@ func (s *Searcher) plan(seg *index.Segment, root Node, q *compiled) (*plan, erro
 	for i := range p.score {
 		p.score[i].slot = newSlot[p.score[i].slot]
 	}
-	return &plan{seg: seg, root: n, ids: sorted, score: p.score}, nil
+	pl := &plan{seg: seg, root: n, ids: sorted, score: p.score}
+	pl.verifySlots()
+	return pl, nil
+}
+
+// verifySlots finds the slots that verification reads: those of the leaves
+// under inexact nodes (an exact node is decided from its rows alone).
+func (pl *plan) verifySlots() {
+	need := make([]bool, len(pl.ids))
+	var walk func(n *pnode)
+	walk = func(n *pnode) {
+		if n.exact {
+			return
+		}
+		for _, sl := range n.slots {
+			need[sl] = true
+		}
+		for _, k := range n.kids {
+			walk(k)
+		}
+	}
+	walk(pl.root)
+	for sl, ok := range need {
+		if ok {
+			pl.vids = append(pl.vids, pl.ids[sl])
+			pl.vslots = append(pl.vslots, sl)
+		}
+	}
 }
 
 // slot returns the verification slot of a termID.

@@ -281,6 +281,13 @@ func (s *Searcher) searchSegment(seg *index.Segment, si int, q *compiled, k int,
 	if p.root.kind == kNone {
 		return r
 	}
+	if k == 0 && p.root.exact {
+		// An exact plan's count is a popcount: no candidate is listed.
+		r.candidates = p.count()
+		r.hits = r.candidates
+		r.match = time.Since(t0)
+		return r
+	}
 	c := (*cands)[:0]
 	p.match(func(doc int) { c = append(c, int32(doc)) })
 	*cands = c
@@ -289,13 +296,35 @@ func (s *Searcher) searchSegment(seg *index.Segment, si int, q *compiled, k int,
 	r.match = t1.Sub(t0)
 
 	v := newVerifier(p, an)
-	hits := c[:0] // verified hits overwrite the candidates in place
-	for _, doc := range c {
-		if !p.root.exact {
-			if err := v.load(int(doc)); err != nil {
+	if k == 0 {
+		// A count reads only the terms verification needs.
+		for _, doc := range c {
+			if err := v.loadVerify(int(doc)); err != nil {
 				r.err = err
 				return r
 			}
+			ok, err := v.check(p.root)
+			if err != nil {
+				r.err = err
+				return r
+			}
+			if ok {
+				r.hits++
+			}
+		}
+		r.verify = time.Since(t1)
+		return r
+	}
+
+	// Ranking reads every query term of a candidate once, for verification
+	// and BM25 together.
+	r.top.k = k
+	for _, doc := range c {
+		if err := v.load(int(doc)); err != nil {
+			r.err = err
+			return r
+		}
+		if !p.root.exact {
 			ok, err := v.check(p.root)
 			if err != nil {
 				r.err = err
@@ -305,24 +334,14 @@ func (s *Searcher) searchSegment(seg *index.Segment, si int, q *compiled, k int,
 				continue
 			}
 		}
-		hits = append(hits, doc)
-	}
-	r.hits = len(hits)
-	t2 := time.Now()
-	r.verify = t2.Sub(t1)
-	if k == 0 {
-		return r
-	}
-
-	r.top.k = k
-	for _, doc := range hits {
-		if err := v.load(int(doc)); err != nil {
-			r.err = err
-			return r
-		}
+		r.hits++
 		r.top.push(scored{score: p.bm25(v.tf, q, seg.DocTokens(int(doc)), avgdl), seg: int32(si), doc: doc})
 	}
-	r.rank = time.Since(t2)
+	if p.root.exact {
+		r.rank = time.Since(t1)
+	} else {
+		r.verify = time.Since(t1)
+	}
 	return r
 }
 

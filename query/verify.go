@@ -11,6 +11,7 @@ import (
 type verifier struct {
 	p       *plan
 	tf      []uint32 // frequency of each plan slot in the current document
+	vtf     []uint32 // scratch for loadVerify
 	doc     int
 	text    []byte
 	texts   *index.TextReader
@@ -20,7 +21,20 @@ type verifier struct {
 }
 
 func newVerifier(p *plan, an *tokenize.Analyzer) *verifier {
-	return &verifier{p: p, tf: make([]uint32, len(p.ids)), an: an, textDoc: -1}
+	return &verifier{p: p, tf: make([]uint32, len(p.ids)), vtf: make([]uint32, len(p.vids)), an: an, textDoc: -1}
+}
+
+// loadVerify reads only the frequencies verification needs (those of terms
+// matched through shared rows or in phrases) into tf.
+func (v *verifier) loadVerify(doc int) error {
+	v.doc = doc
+	if err := v.p.seg.ForwardLookup(doc, v.p.vids, v.vtf); err != nil {
+		return err
+	}
+	for i, sl := range v.p.vslots {
+		v.tf[sl] = v.vtf[i]
+	}
+	return nil
 }
 
 // load reads the frequencies of the plan's terms in doc.
