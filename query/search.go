@@ -281,6 +281,13 @@ func (s *Searcher) searchSegment(seg *index.Segment, si int, q *compiled, k int,
 	if p.root.kind == kNone {
 		return r
 	}
+	if k == 0 && p.root.kind == kRows && len(p.root.slots) == 1 && p.root.phrase == nil {
+		// One term: its live document frequency is the exact count.
+		r.hits = p.seg.LiveDF(p.ids[p.root.slots[0]])
+		r.candidates = r.hits
+		r.match = time.Since(t0)
+		return r
+	}
 	if k == 0 && p.root.exact {
 		// An exact plan's count is a popcount: no candidate is listed.
 		r.candidates = p.count()
