@@ -56,6 +56,9 @@ func (r *Report) htmlData() htmlData {
 		fmt.Sprintf("Machine: %s, %d cores (GOMAXPROCS %d), %s RAM, L2 %s, LLC %s; %s %s; kernel %s.",
 			orUnknown(m.CPU), m.Cores, m.GOMAXPROCS, HumanBytes(m.MemoryBytes), HumanBytes(m.L2Bytes), HumanBytes(m.LLCBytes), m.Go, m.OS, m.Kernel),
 	}
+	if m.Revision != "" {
+		d.Summary = append(d.Summary, "bitsieve built from revision "+m.Revision+".")
+	}
 	var src []string
 	for _, s := range r.Queries.Sources {
 		t := fmt.Sprintf("%s (%s", s.Name, commas(int64(s.Queries)))

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"os"
 	"runtime"
+	"runtime/debug"
 	"strconv"
 	"strings"
 )
@@ -19,6 +20,9 @@ type Machine struct {
 	Go          string `json:"go"`
 	OS          string `json:"os"`
 	Kernel      string `json:"kernel,omitempty"`
+	// Revision is the source revision bitsieve was built from ("+dirty"
+	// when the working tree had changes), when the build recorded it.
+	Revision string `json:"revision,omitempty"`
 }
 
 // ThisMachine describes the machine the process runs on.
@@ -28,6 +32,20 @@ func ThisMachine() Machine {
 		Go: runtime.Version(), OS: runtime.GOOS + "/" + runtime.GOARCH,
 	}
 	m.L2Bytes, m.LLCBytes = cacheSizes()
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		dirty := false
+		for _, s := range bi.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				m.Revision = s.Value[:min(12, len(s.Value))]
+			case "vcs.modified":
+				dirty = s.Value == "true"
+			}
+		}
+		if dirty && m.Revision != "" {
+			m.Revision += "+dirty"
+		}
+	}
 	if f, err := os.Open("/proc/cpuinfo"); err == nil {
 		sc := bufio.NewScanner(f)
 		for sc.Scan() {

@@ -34,6 +34,9 @@ func (r *Report) writeText(w io.Writer) {
 	fmt.Fprintf(w, "  %s documents in %d segments, %s postings\n", commas(int64(r.Index.Documents)), r.Index.Segments, commas(r.Index.Postings))
 	fmt.Fprintf(w, "  machine: %s, %d cores (GOMAXPROCS %d), %s RAM, L2 %s, LLC %s; %s %s\n",
 		orUnknown(m.CPU), m.Cores, m.GOMAXPROCS, HumanBytes(m.MemoryBytes), HumanBytes(m.L2Bytes), HumanBytes(m.LLCBytes), m.Go, m.OS)
+	if m.Revision != "" {
+		fmt.Fprintf(w, "  bitsieve built from revision %s\n", m.Revision)
+	}
 	var src []string
 	refused := 0
 	for _, s := range r.Queries.Sources {
