@@ -162,7 +162,7 @@ func (r *Report) htmlData() htmlData {
 		"Match mode counts the exact, verified set (Request.CountOnly). Top-10 mode ranks with BM25 and builds snippets for the page. The signature engine ANDs rows of 512-document blocks and verifies candidates on the forward index; the inverted engine intersects roaring bitmaps (FastAnd, smallest first) and needs no verification. Everything else (parsing, BM25, top-k, snippets) is shared code.",
 		"Throughput: each pass runs every query once per engine with 1 or 2 client goroutines, each Search on one worker; the engines take turns every 200 queries, and the median of the passes is reported.",
 		"Classes: by the number of distinct positive terms, and by the document frequency (over the whole index) of the rarest term. df 0 means a term is in no document: both engines answer at once.",
-		"Rows are counted per segment plan; row blocks are the 64-byte cache lines the matcher loads (the live row's included); bytes touched = row blocks × 64. Achieved GB/s divides them by the match stage's time (planning included) — beside a plain streaming AND over buffers larger than the last-level cache, measured in the same run.",
+		"Rows are counted per segment plan; row blocks are the 64-byte cache lines the matcher loads (the live row's included); bytes touched = row blocks × 64. Achieved GB/s divides them by the match stage's time (planning included) in ranked searches, which list every candidate (a count may take a shortcut: a popcount of an exact plan, a term's document frequency) — beside a plain streaming AND over buffers larger than the last-level cache, measured in the same run.",
 		"Build: the whole signature index is timed when the run built it (bench --build). Each engine's own structure is also rebuilt in memory from the forward index with the same number of goroutines, rows and postings alternately, a few times (medians), and the inverted engine's whole build is estimated as index − rows + postings. The postings files the run reads are built and written once more, timed apart. Peak memory is the process's peak RSS (VmHWM), mapped index pages included; machines shared with other work make build times noisy (see the load average above).",
 	}
 	return d
@@ -247,7 +247,7 @@ func (r *Report) qpsTable() htmlTable {
 }
 
 func (r *Report) qualityTable(classes []string) htmlTable {
-	t := htmlTable{Title: "Signature quality (means per query; match stage single-threaded)",
+	t := htmlTable{Title: "Signature quality (means per query; match stage of ranked searches, single-threaded)",
 		Head: []string{"class", "queries", "candidates", "hits", "false pos.", "FP share", "FP per doc", "rows", "row blocks", "bytes touched", "match µs", "GB/s", "inverted: postings bytes"}}
 	for _, c := range classes {
 		q := r.QualityOf(c)

@@ -19,7 +19,8 @@ type Bandwidth struct {
 	// HotGBps is the same loop over buffers that fit in L2.
 	HotGBps float64 `json:"probe_hot_gb_s"`
 	// AchievedGBps is the signature match stage's row bytes touched divided
-	// by its time (planning included), single-threaded, over all queries.
+	// by its time (planning included) in ranked searches, where every
+	// candidate is listed, single-threaded, over all queries.
 	AchievedGBps float64 `json:"achieved_gb_s"`
 }
 

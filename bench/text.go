@@ -135,7 +135,7 @@ func (r *Report) writeText(w io.Writer) {
 	tw.Flush()
 	fmt.Fprintln(w)
 
-	fmt.Fprintln(w, "signature quality (means per query; match stage single-threaded)")
+	fmt.Fprintln(w, "signature quality (means per query; match stage of ranked searches, single-threaded)")
 	tw = tabwriter.NewWriter(w, 2, 8, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "class\tqueries\tcandidates\thits\tfalse pos.\tFP share\tFP per doc\trows\trow blocks\tbytes touched\tmatch µs\tGB/s\tinv. postings bytes\t")
 	for _, c := range classes {
