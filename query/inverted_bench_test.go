@@ -198,8 +198,8 @@ func BenchmarkTop10(b *testing.B) {
 	b.ReportMetric(float64(len(hits)), "hits")
 }
 
-// BenchmarkSegmentMatch is one segment's whole match stage (planning or
-// compiling, matching, verification) in each engine, for two words matched
+// BenchmarkSegmentMatch is one segment's count (Request.CountOnly: planning
+// or compiling, matching, verification) in each engine, for two words matched
 // through shared rows and for a word with a private row.
 func BenchmarkSegmentMatch(b *testing.B) {
 	for _, q := range []struct{ name, q string }{{"two-shared-words", "shared"}, {"private-word", "private"}} {
