@@ -37,3 +37,10 @@ func unmapFile(data []byte) error {
 	}
 	return syscall.Munmap(data)
 }
+
+// MapFile maps a whole file read-only (nil for an empty file), for other
+// files kept beside segments, such as the inverted baseline's postings.
+func MapFile(path string) ([]byte, error) { return mapFile(path) }
+
+// UnmapFile releases a mapping made by MapFile.
+func UnmapFile(data []byte) error { return unmapFile(data) }

@@ -208,7 +208,7 @@ func Open(ix *index.Index) (*Index, error) {
 }
 
 func openSegment(seg *index.Segment, path string) (*Segment, error) {
-	data, err := mapFile(path)
+	data, err := index.MapFile(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("%s: %w for segment %s", filepath.Dir(path), ErrMissing, seg.Name())
 	}
@@ -217,7 +217,7 @@ func openSegment(seg *index.Segment, path string) (*Segment, error) {
 	}
 	s, err := newSegment(seg, filepath.Base(path), data)
 	if err != nil {
-		unmapFile(data)
+		index.UnmapFile(data)
 		return nil, err
 	}
 	s.mapped = true

@@ -141,7 +141,7 @@ func (s *Segment) badTerm(id index.TermID, detail string) error {
 func (s *Segment) close() error {
 	var err error
 	if s.mapped {
-		err = unmapFile(s.data)
+		err = index.UnmapFile(s.data)
 	}
 	s.data, s.post, s.offs = nil, nil, nil
 	return err
