@@ -42,7 +42,7 @@ type analyzedDoc struct {
 func lengthClass(distinct int) int { return bits.Len(uint(distinct)) }
 
 // paramsSize is the fixed size of the params section.
-const paramsSize = 64
+const paramsSize = 128
 
 // segmentHeader is the decoded params section.
 type segmentHeader struct {
@@ -58,6 +58,8 @@ type segmentHeader struct {
 	Tokens      int64 // total indexed tokens of all documents
 	Blocks      int   // doc store blocks
 	Ranks       int   // row ranks present (1: rank 0 only)
+	ListDensity float64
+	Lists       int // terms stored as lists
 }
 
 func (h *segmentHeader) encode() []byte {
@@ -70,7 +72,9 @@ func (h *segmentHeader) encode() []byte {
 	b = binary.LittleEndian.AppendUint64(b, uint64(h.Tokens))
 	b = binary.LittleEndian.AppendUint32(b, uint32(h.Blocks))
 	b = binary.LittleEndian.AppendUint32(b, uint32(h.Ranks))
-	return b
+	b = binary.LittleEndian.AppendUint64(b, math.Float64bits(h.ListDensity))
+	b = binary.LittleEndian.AppendUint32(b, uint32(h.Lists))
+	return append(b, make([]byte, paramsSize-len(b))...)
 }
 
 func decodeHeader(b []byte) segmentHeader {
@@ -83,6 +87,9 @@ func decodeHeader(b []byte) segmentHeader {
 		Tokens:  int64(binary.LittleEndian.Uint64(b[48:])),
 		Blocks:  int(binary.LittleEndian.Uint32(b[56:])),
 		Ranks:   int(binary.LittleEndian.Uint32(b[60:])),
+
+		ListDensity: math.Float64frombits(binary.LittleEndian.Uint64(b[64:])),
+		Lists:       int(binary.LittleEndian.Uint32(b[72:])),
 	}
 }
 
@@ -143,13 +150,17 @@ func buildSegment(w io.Writer, docs []*analyzedDoc, p Params, class int) (segmen
 
 	// Row treatments. Row 0 is the live row, private rows follow in termID
 	// order, then the shared rows.
-	treat := make([]uint32, len(terms)) // by termID: private row | privateFlag, or k
+	treat := make([]uint32, len(terms)) // by termID: private row | privateFlag, list | listFlag, or k
 	private, bitsSet := 0, 0
+	var listOff []uint32 // list number → first entry; entries fill in below
 	for id, li := range order {
 		t := p.treat(dfs[li], n)
 		if t.Private {
 			private++
 			treat[id] = privateFlag | uint32(private)
+		} else if t.List {
+			treat[id] = listFlag | uint32(len(listOff))
+			listOff = append(listOff, 0)
 		} else {
 			treat[id] = uint32(t.K)
 			bitsSet += t.K * dfs[li]
@@ -170,6 +181,9 @@ func buildSegment(w io.Writer, docs []*analyzedDoc, p Params, class int) (segmen
 			rowsOf = append(rowsOf, int32(treat[id]&^privateFlag))
 			continue
 		}
+		if treat[id]&listFlag != 0 {
+			continue
+		}
 		tmp = sharedRows(tmp[:0], termHash(terms[li]), int(treat[id]), m)
 		for _, r := range tmp {
 			rowsOf = append(rowsOf, int32(1+private+r))
@@ -177,7 +191,22 @@ func buildSegment(w io.Writer, docs []*analyzedDoc, p Params, class int) (segmen
 	}
 	rowStart[len(terms)] = int32(len(rowsOf))
 
-	// Set bits, build the forward index.
+	// Lists: entries of list ℓ are listDocs[listOff[ℓ]:listOff[ℓ+1]].
+	nlists := len(listOff)
+	listOff = append(listOff, 0)
+	total := uint32(0)
+	for id, li := range order {
+		if treat[id]&listFlag != 0 {
+			l := treat[id] &^ listFlag
+			listOff[l] = total
+			total += uint32(dfs[li])
+		}
+	}
+	listOff[nlists] = total
+	listDocs := make([]uint16, total)
+	listFill := slices.Clone(listOff[:nlists])
+
+	// Set bits, fill the lists, build the forward index.
 	var tokens int64
 	fwdOff := make([]uint64, n+1)
 	var fwd []byte
@@ -190,6 +219,12 @@ func buildSegment(w io.Writer, docs []*analyzedDoc, p Params, class int) (segmen
 		for _, t := range d.terms {
 			id := idOf[local[t.term]]
 			ids = append(ids, idtf{id, t.tf})
+			if treat[id]&listFlag != 0 {
+				l := treat[id] &^ listFlag
+				listDocs[listFill[l]] = uint16(doc)
+				listFill[l]++
+				continue
+			}
 			for _, r := range rowsOf[rowStart[id]:rowStart[id+1]] {
 				rows[int(r)*words+word] |= bit
 			}
@@ -263,6 +298,7 @@ func buildSegment(w io.Writer, docs []*analyzedDoc, p Params, class int) (segmen
 		Docs: n, Terms: len(terms), PrivateRows: private, SharedRows: m, RowWords: words,
 		Class: class, KMin: p.KMin, KMax: p.KMax, Density: p.Density, SNR: p.SNR,
 		Tokens: tokens, Blocks: nblocks, Ranks: 1,
+		ListDensity: p.ListDensity, Lists: nlists,
 	}
 
 	// Terms section: sorted dictionary offsets, sorted position → termID,
@@ -299,6 +335,7 @@ func buildSegment(w io.Writer, docs []*analyzedDoc, p Params, class int) (segmen
 		{secTerms, [][]byte{u32AsBytes(strOff), u32AsBytes(sortedID), u32AsBytes(info), blob}},
 		{secRows, [][]byte{wordsAsBytes(rows)}},
 		{secRowStats, [][]byte{u32AsBytes(pop)}},
+		{secLists, [][]byte{u32AsBytes(listOff), u16AsBytes(listDocs)}},
 		{secForward, [][]byte{wordsAsBytes(fwdOff), fwd}},
 		{secDocs, [][]byte{recs, strs}},
 		{secBlocks, [][]byte{blocks}},
@@ -321,5 +358,9 @@ func buildSegment(w io.Writer, docs []*analyzedDoc, p Params, class int) (segmen
 	return hdr, bw.Flush()
 }
 
-// privateFlag marks a treatment word as a private row index.
-const privateFlag = 1 << 31
+// privateFlag marks a treatment word as a private row index, listFlag as a
+// list number.
+const (
+	privateFlag = 1 << 31
+	listFlag    = 1 << 30
+)

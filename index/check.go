@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 
 	"github.com/cespare/xxhash/v2"
 )
@@ -120,7 +121,23 @@ func (s *Segment) checkInvariants() []error {
 		bad("rows", "live row has %d of %d documents", s.RowCount(0), n)
 	}
 
-	// Forward index against the rows and df: no false negative is possible.
+	// Lists: ascending document numbers below n.
+	for id := 0; id < nt; id++ {
+		if !s.Treatment(TermID(id)).List {
+			continue
+		}
+		l := s.List(TermID(id))
+		for i, d := range l {
+			if int(d) >= n || (i > 0 && d <= l[i-1]) {
+				bad("lists", "list of %q is not ascending below %d documents at entry %d", terms[id], n, i)
+				break
+			}
+		}
+	}
+
+	// Forward index against the rows, lists and df: no false negative is
+	// possible. (With df equal to each list's length, every list is then
+	// exactly its term's documents.)
 	df := make([]int, nt)
 	var post []Posting
 	var rows []int
@@ -136,6 +153,12 @@ func (s *Segment) checkInvariants() []error {
 		}
 		for _, p := range post {
 			df[p.Term]++
+			if s.Treatment(p.Term).List {
+				if _, ok := slices.BinarySearch(s.List(p.Term), uint16(d)); !ok {
+					bad("lists", "document %d contains %q but its list lacks it", d, terms[p.Term])
+				}
+				continue
+			}
 			rows = s.TermRows(rows[:0], terms[p.Term], p.Term)
 			for _, r := range rows {
 				if s.Row(r)[d/64]&(1<<(d%64)) == 0 {

@@ -31,7 +31,7 @@ const (
 	fileMagic     = "BITSIEVE"
 	tailMagic     = "BSVTAIL1"
 	segmentKind   = "SEG\x00"
-	formatVersion = 1
+	formatVersion = 2
 )
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
@@ -48,11 +48,13 @@ const (
 	secDocs     = 6 // document table
 	secBlocks   = 7 // doc store block table
 	secStore    = 8 // zstd-compressed document text
+	secLists    = 9 // exact document lists of rare terms
 )
 
 var sectionNames = map[uint32]string{
 	secParams: "params", secTerms: "terms", secRows: "rows", secRowStats: "rowstats",
 	secForward: "forward", secDocs: "docs", secBlocks: "blocks", secStore: "store",
+	secLists: "lists",
 }
 
 // kindSectionNames names the sections of every kind of file.

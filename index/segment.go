@@ -2,10 +2,12 @@ package index
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"fmt"
 	"math/bits"
 	"path/filepath"
+	"slices"
 	"sort"
 	"time"
 
@@ -25,6 +27,9 @@ type Segment struct {
 	sortedID []uint32 // sorted position → termID
 	info     []uint32 // termID → (df, treatment) pairs
 	termStrs []byte
+
+	listOff  []uint32 // list number → first entry in listDocs (len Lists+1)
+	listDocs []uint16 // the entries of all lists, each list ascending
 
 	rows   []uint64 // all rows, row-major
 	rowPop []uint32 // popcount of every row
@@ -102,8 +107,9 @@ func newSegment(path string, data []byte, verify bool) (*Segment, error) {
 	}
 	h := decodeHeader(params)
 	s.hdr = h
-	if h.Docs < 0 || h.RowWords != rowWords(h.Docs) || h.Ranks != 1 || h.Terms < 0 {
-		return nil, bad(secParams, "inconsistent parameters (docs %d, row words %d, ranks %d)", h.Docs, h.RowWords, h.Ranks)
+	if h.Docs < 0 || h.RowWords != rowWords(h.Docs) || h.Ranks != 1 || h.Terms < 0 ||
+		h.Lists < 0 || (h.Lists > 0 && h.Docs > MaxListDocs) {
+		return nil, bad(secParams, "inconsistent parameters (docs %d, row words %d, ranks %d, lists %d)", h.Docs, h.RowWords, h.Ranks, h.Lists)
 	}
 
 	terms, err := get(secTerms)
@@ -127,12 +133,35 @@ func newSegment(path string, data []byte, verify bool) (*Segment, error) {
 			return nil, bad(secTerms, "entry %d is out of range", i)
 		}
 	}
+	lists, err := get(secLists)
+	if err != nil {
+		return nil, err
+	}
+	nl := uint64(h.Lists)
+	if uint64(len(lists)) < 4*(nl+1) || (uint64(len(lists))-4*(nl+1))%2 != 0 {
+		return nil, bad(secLists, "%d bytes do not hold %d lists", len(lists), nl)
+	}
+	s.listOff = bytesAsU32(lists[:4*(nl+1)])
+	s.listDocs = bytesAsU16(lists[4*(nl+1):])
+	if s.listOff[0] != 0 || uint64(s.listOff[nl]) != uint64(len(s.listDocs)) {
+		return nil, bad(secLists, "offsets do not cover the entries")
+	}
+	for l := uint64(0); l < nl; l++ {
+		if s.listOff[l] > s.listOff[l+1] {
+			return nil, bad(secLists, "offsets of list %d are out of order", l)
+		}
+	}
+
 	nrows := 1 + h.PrivateRows + h.SharedRows
 	for id := uint64(0); id < nt; id++ {
 		t := s.info[2*id+1]
 		if t&privateFlag != 0 {
 			if r := int(t &^ privateFlag); r < 1 || r > h.PrivateRows {
 				return nil, bad(secTerms, "term %d names private row %d of %d", id, r, h.PrivateRows)
+			}
+		} else if t&listFlag != 0 {
+			if l := uint64(t &^ listFlag); l >= nl || uint64(s.listOff[l+1]-s.listOff[l]) != uint64(s.info[2*id]) {
+				return nil, bad(secTerms, "term %d names list %d of %d, or its length is not its df", id, l, nl)
 			}
 		} else if t < 1 || t > 64 || h.SharedRows == 0 {
 			return nil, bad(secTerms, "term %d has %d shared rows of %d", id, t, h.SharedRows)
@@ -259,7 +288,17 @@ func (s *Segment) LengthClass() int { return s.hdr.Class }
 
 // Params are the signature parameters the segment was built with.
 func (s *Segment) Params() Params {
-	return Params{Density: s.hdr.Density, SNR: s.hdr.SNR, KMin: s.hdr.KMin, KMax: s.hdr.KMax}
+	return Params{Density: s.hdr.Density, SNR: s.hdr.SNR, KMin: s.hdr.KMin, KMax: s.hdr.KMax, ListDensity: s.hdr.ListDensity}
+}
+
+// NumLists is the number of terms stored as lists.
+func (s *Segment) NumLists() int { return s.hdr.Lists }
+
+// List returns the documents of a term stored as a list (see Treatment),
+// ascending, in place.
+func (s *Segment) List(id TermID) []uint16 {
+	l := s.info[2*id+1] &^ listFlag
+	return s.listDocs[s.listOff[l]:s.listOff[l+1]:s.listOff[l+1]]
 }
 
 // RowWords is the length of every row in uint64 words (a multiple of BlockWords).
@@ -326,18 +365,25 @@ func (s *Segment) LiveDF(id TermID) int { return max(0, int(s.info[2*id])-int(s.
 // Treatment is how the term is stored in the signature.
 func (s *Segment) Treatment(id TermID) Treatment {
 	t := s.info[2*id+1]
-	if t&privateFlag != 0 {
+	switch {
+	case t&privateFlag != 0:
 		return Treatment{Private: true, Row: int(t &^ privateFlag)}
+	case t&listFlag != 0:
+		return Treatment{List: true, ListNum: int(t &^ listFlag)}
 	}
 	return Treatment{K: int(t)}
 }
 
 // TermRows appends the rows a term sets to dst: its private row, or its k
-// shared rows (possibly repeated when the segment has few shared rows).
+// shared rows (possibly repeated when the segment has few shared rows), or
+// none for a term stored as a list.
 func (s *Segment) TermRows(dst []int, term string, id TermID) []int {
 	t := s.Treatment(id)
 	if t.Private {
 		return append(dst, t.Row)
+	}
+	if t.List {
+		return dst
 	}
 	start := len(dst)
 	dst = sharedRows(dst, termHash(term), t.K, s.hdr.SharedRows)
@@ -553,11 +599,14 @@ type SectionSize struct {
 
 // Sections lists the segment's sections in file order with their sizes.
 func (s *Segment) Sections() []SectionSize {
-	var out []SectionSize
-	for id := uint32(secParams); id <= secStore; id++ {
-		if sec, ok := s.secs[id]; ok {
-			out = append(out, SectionSize{SectionName(id), int64(sec.Length)})
-		}
+	var secs []section
+	for _, sec := range s.secs {
+		secs = append(secs, sec)
+	}
+	slices.SortFunc(secs, func(a, b section) int { return cmp.Compare(a.Offset, b.Offset) })
+	out := make([]SectionSize, len(secs))
+	for i, sec := range secs {
+		out[i] = SectionSize{SectionName(sec.ID), int64(sec.Length)}
 	}
 	return out
 }

@@ -9,7 +9,8 @@ type Stats struct {
 	Segments    []SegmentStats   `json:"segments"`
 	Postings    int64            `json:"postings"`         // (document, term) pairs, Σ df
 	RowBits     int64            `json:"row_bits"`         // bits of all term rows (the live rows excluded)
-	BitsPerPost float64          `json:"bits_per_posting"` // RowBits / Postings
+	ListBits    int64            `json:"list_bits"`        // bits of all term lists (16 per entry)
+	BitsPerPost float64          `json:"bits_per_posting"` // (RowBits + ListBits) / Postings: the signature's size
 	Sections    map[string]int64 `json:"bytes_by_section"`
 	Bytes       int64            `json:"bytes"` // all segment files
 }
@@ -23,6 +24,7 @@ type SegmentStats struct {
 	Terms         int     `json:"terms"`
 	PrivateRows   int     `json:"private_rows"`
 	SharedRows    int     `json:"shared_rows"`
+	Lists         int     `json:"lists"`
 	SharedDensity float64 `json:"shared_density"` // mean fraction of bits set in the shared rows
 	Postings      int64   `json:"postings"`
 	Bytes         int64   `json:"bytes"`
@@ -34,7 +36,7 @@ func (ix *Index) Stats() Stats {
 		Segments: []SegmentStats{}, Sections: map[string]int64{}}
 	for _, s := range ix.segs {
 		ss := SegmentStats{File: s.Name(), Class: s.LengthClass(), Docs: s.NumDocs(), Live: s.NumLive(), Terms: s.NumTerms(),
-			PrivateRows: s.PrivateRows(), SharedRows: s.SharedRows(), Postings: s.Postings(), Bytes: s.FileBytes()}
+			PrivateRows: s.PrivateRows(), SharedRows: s.SharedRows(), Lists: s.NumLists(), Postings: s.Postings(), Bytes: s.FileBytes()}
 		set := 0
 		for r := 1 + s.PrivateRows(); r < s.NumRows(); r++ {
 			set += s.RowCount(r)
@@ -45,13 +47,14 @@ func (ix *Index) Stats() Stats {
 		st.Segments = append(st.Segments, ss)
 		st.Postings += ss.Postings
 		st.RowBits += int64(s.NumRows()-1) * int64(s.RowWords()) * 64
+		st.ListBits += 16 * int64(len(s.listDocs))
 		st.Bytes += ss.Bytes
 		for _, sec := range s.Sections() {
 			st.Sections[sec.Name] += sec.Bytes
 		}
 	}
 	if st.Postings > 0 {
-		st.BitsPerPost = float64(st.RowBits) / float64(st.Postings)
+		st.BitsPerPost = float64(st.RowBits+st.ListBits) / float64(st.Postings)
 	}
 	return st
 }

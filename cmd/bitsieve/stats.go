@@ -35,11 +35,11 @@ func runStats(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "index %s (analyzer %s, generation %d)\n", ix.Dir(), st.Analyzer, st.Generation)
 	fmt.Fprintf(stdout, "%d documents in %d segments, %d postings, %s\n", st.Docs, len(st.Segments), st.Postings, humanBytes(st.Bytes))
-	fmt.Fprintf(stdout, "signature: %.1f bits per posting (%s of rows)\n\n", st.BitsPerPost, humanBytes(st.RowBits/8))
+	fmt.Fprintf(stdout, "signature: %.1f bits per posting (%s of rows, %s of lists)\n\n", st.BitsPerPost, humanBytes(st.RowBits/8), humanBytes(st.ListBits/8))
 	tw := tabwriter.NewWriter(stdout, 2, 8, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "segment\tclass\tdocs\tlive\tterms\tprivate rows\tshared rows\tshared density\tbytes\t")
+	fmt.Fprintln(tw, "segment\tclass\tdocs\tlive\tterms\tprivate rows\tshared rows\tlists\tshared density\tbytes\t")
 	for _, s := range st.Segments {
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%.3f\t%s\t\n", s.File, s.Class, s.Docs, s.Live, s.Terms, s.PrivateRows, s.SharedRows, s.SharedDensity, humanBytes(s.Bytes))
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%.3f\t%s\t\n", s.File, s.Class, s.Docs, s.Live, s.Terms, s.PrivateRows, s.SharedRows, s.Lists, s.SharedDensity, humanBytes(s.Bytes))
 	}
 	tw.Flush()
 	fmt.Fprintln(stdout, "\nbytes by section:")
