@@ -43,6 +43,10 @@ func runIndex(args []string, stdout, stderr io.Writer) int {
 	verbose := fs.Bool("verbose", false, "list every skipped file with its reason")
 	asJSON := fs.Bool("json", false, "print the summary as JSON")
 	withInverted := fs.Bool("with-inverted", false, "also write the inverted baseline's postings beside the segments (see bitsieve bench)")
+	def := index.DefaultParams
+	density := fs.Float64("density", def.Density, "signature parameter of the segments this run writes: target density of shared rows; a term in at least this fraction of a segment's documents gets an exact private row")
+	snr := fs.Float64("snr", def.SNR, "signature parameter: a term's expected false positives are at most df/SNR (more shared rows for rarer terms)")
+	listDensity := fs.Float64("list-density", def.ListDensity, "signature parameter: a term in fewer than this fraction of a segment's documents is stored as an exact list of them (0: no lists; segments over 65,536 documents have none)")
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
@@ -64,6 +68,10 @@ func runIndex(args []string, stdout, stderr io.Writer) int {
 			return fail(stderr, "--watch follows one directory; give exactly one")
 		}
 	}
+	params := index.Params{Density: *density, SNR: *snr, KMin: def.KMin, KMax: def.KMax, ListDensity: *listDensity}
+	if err := params.Validate(); err != nil {
+		return fail(stderr, "bad --density, --snr or --list-density: %v", strings.TrimPrefix(err.Error(), "index: "))
+	}
 	if *dir == "" {
 		*dir = defaultIndexDir()
 	}
@@ -80,6 +88,7 @@ func runIndex(args []string, stdout, stderr io.Writer) int {
 		rebuild: *rebuild,
 		stderr:  stderr,
 	}
+	job.writer.Params = params
 	fs.Visit(func(f *flag.Flag) {
 		if f.Name == "lang" {
 			job.writer.Analyzer = *lang
