@@ -24,4 +24,11 @@
 // Build times (MeasureBuild) and sizes by component (Sizes) complete the
 // Report, which renders as a text table (WriteText), JSON, or a
 // self-contained HTML page with inline SVG charts (WriteHTML).
+//
+// A sweep (RunSweep) measures the signature parameters instead: for each
+// parameter set (ParseSweep), the index is resealed with it into a
+// temporary directory (index.Reseal) and the workload runs as in steps 1
+// and 3, single-threaded; each set's size (bits per posting of rows and
+// lists), false-positive share and p50 latencies beside the inverted
+// engine's make one point of the report's size-against-speed chart.
 package bench

@@ -10,6 +10,9 @@ import (
 // WriteHTML writes the report as one self-contained page: inline CSS and
 // inline SVG charts, no script, nothing fetched.
 func (r *Report) WriteHTML(w io.Writer) error {
+	if r.Sweep != nil {
+		return pageTemplate.Execute(w, r.sweepHTMLData())
+	}
 	return pageTemplate.Execute(w, r.htmlData())
 }
 
@@ -107,7 +110,7 @@ func (r *Report) htmlData() htmlData {
 		func(v float64) string { return fmt.Sprintf("%.3g%%", v) })))
 
 	palette := map[string]string{
-		CompRows: colSignature, CompRowStats: "#7fa8d9", CompPostings: colInverted, CompOffsets: "#f0b27a",
+		CompRows: colSignature, CompRowStats: "#7fa8d9", CompLists: "#1d4477", CompPostings: colInverted, CompOffsets: "#f0b27a",
 		CompDictionary: "#4c9a5b", CompForward: "#8a63a8", CompDocTable: "#b0a030", CompDocStore: "#9a9a9a", CompOther: "#c7c7c7",
 	}
 	var parts, search []stackPart
@@ -278,6 +281,7 @@ th, td { padding: .25em .6em; border-bottom: 1px solid #eee; text-align: right; 
 th:first-child, td:first-child { text-align: left; }
 th { background: #f5f5f5; }
 tr.total td { font-weight: 600; border-top: 1px solid #bbb; }
+tr.default td { font-weight: 600; background: #fbeeee; }
 tr.sigwins td:last-child { color: #2f6db5; font-weight: 600; }
 tr.invwins td:last-child { color: #c0601a; font-weight: 600; }
 .note { color: #555; font-size: .9em; }
@@ -302,7 +306,7 @@ ul.method li { margin: .4em 0; }
 {{range .Rows}}<tr{{if .Class}} class="{{.Class}}"{{end}}>{{range .Cells}}<td>{{.}}</td>{{end}}</tr>
 {{end}}</table>
 {{end}}
-<p class="note">Bandwidth: streaming AND probe {{printf "%.1f" .R.Bandwidth.ColdGBps}} GB/s over buffers larger than the last-level cache, {{printf "%.1f" .R.Bandwidth.HotGBps}} GB/s in L2; the signature match stage achieved {{printf "%.2f" .R.Bandwidth.AchievedGBps}} GB/s.</p>
+{{if not .R.Sweep}}<p class="note">Bandwidth: streaming AND probe {{printf "%.1f" .R.Bandwidth.ColdGBps}} GB/s over buffers larger than the last-level cache, {{printf "%.1f" .R.Bandwidth.HotGBps}} GB/s in L2; the signature match stage achieved {{printf "%.2f" .R.Bandwidth.AchievedGBps}} GB/s.</p>{{end}}
 <h2>Method</h2>
 <ul class="method">{{range .Method}}<li>{{.}}</li>{{end}}</ul>
 </body>

@@ -36,6 +36,11 @@ type Options struct {
 	QPSPasses  int       // throughput passes per engine, interleaved (default 3)
 	MaxDiffs   int       // differences kept in the report (default 20)
 	Progress   io.Writer // progress lines; nil: quiet
+
+	// LatencyOnly runs the equality pass and the single-threaded latency
+	// runs only: no all-cores runs, no throughput, no bandwidth probe (a
+	// sweep's run per parameter set).
+	LatencyOnly bool
 }
 
 func (o *Options) defaults() {
@@ -76,8 +81,15 @@ type Report struct {
 	Latency     []Latency  `json:"latency"`
 	QPS         []QPS      `json:"qps"`
 	Quality     []Quality  `json:"quality"`
-	Bandwidth   Bandwidth  `json:"bandwidth"`
-	Equality    Equality   `json:"equality"`
+	// QualityBySource is the signature's quality per query source (the
+	// query file, or "sample"); Class holds the source's name.
+	QualityBySource []Quality `json:"quality_by_source,omitempty"`
+	Bandwidth       Bandwidth `json:"bandwidth"`
+	Equality        Equality  `json:"equality"`
+
+	// Sweep is set by RunSweep, whose report holds the machine, the
+	// benchmark index and the workload beside it, and no other measurement.
+	Sweep *Sweep `json:"sweep,omitempty"`
 }
 
 // IndexInfo describes the benchmarked index.
@@ -212,7 +224,7 @@ func Run(ctx context.Context, sig, inv *query.Searcher, w Workload, opt Options)
 		r.Index.Postings += s.Postings()
 	}
 	r.Threads = []int{1}
-	if all := runtime.GOMAXPROCS(0); all > 1 {
+	if all := runtime.GOMAXPROCS(0); all > 1 && !opt.LatencyOnly {
 		r.Threads = append(r.Threads, all)
 	}
 	for _, f := range w.Refused {
@@ -302,6 +314,9 @@ func Run(ctx context.Context, sig, inv *query.Searcher, w Workload, opt Options)
 	// every qpsChunk queries so that a burst of load from elsewhere falls on
 	// both.
 	for _, threads := range opt.QPSThreads {
+		if opt.LatencyOnly {
+			break
+		}
 		for _, mode := range modes {
 			var rates [2][]float64
 			for pass := 0; pass < opt.QPSPasses; pass++ {
@@ -320,8 +335,10 @@ func Run(ctx context.Context, sig, inv *query.Searcher, w Workload, opt Options)
 	}
 
 	// 4. Bandwidth probe.
-	prog.say("bandwidth probe", 0, 1)
-	r.Bandwidth = ProbeBandwidth(r.Machine.LLCBytes)
+	if !opt.LatencyOnly {
+		prog.say("bandwidth probe", 0, 1)
+		r.Bandwidth = ProbeBandwidth(r.Machine.LLCBytes)
+	}
 
 	r.summarize(live, modes)
 	r.LoadAverage = loadAverage()
@@ -529,58 +546,74 @@ func (r *Report) summarize(qs []*perQuery, modes []string) {
 			}
 		}
 	}
-	docs := float64(r.Index.Documents)
 	var totBytes, totUs float64
 	for _, class := range classes {
-		var q Quality
-		var fp, cands, neg, bytes, us float64
-		for _, p := range qs {
-			if !in(p, class) {
-				continue
-			}
-			q.Queries++
-			q.Candidates += float64(p.cands)
-			q.Hits += float64(p.hits)
-			q.Rows += float64(p.rows)
-			q.RowBlocks += float64(p.blocks)
-			q.PostingsBytes += float64(p.postB)
-			q.MatchMicros += p.matchUs
-			fp += float64(p.cands - p.hits)
-			cands += float64(p.cands)
-			neg += docs - float64(p.hits)
-			bytes += float64(p.blocks * 64)
-			us += p.matchUs
-		}
+		q, bytes, us := r.quality(qs, func(p *perQuery) bool { return in(p, class) })
 		if q.Queries == 0 {
 			continue
 		}
 		if class == Overall {
 			totBytes, totUs = bytes, us
 		}
-		n := float64(q.Queries)
 		q.Class = class
-		q.FalsePositives = fp / n
-		q.Candidates /= n
-		q.Hits /= n
-		q.Rows /= n
-		q.RowBlocks /= n
-		q.RowBytes = q.RowBlocks * 64
-		q.PostingsBytes /= n
-		q.MatchMicros /= n
-		if cands > 0 {
-			q.FPRate = fp / cands
-		}
-		if neg > 0 {
-			q.FPPerDoc = fp / neg
-		}
-		if us > 0 {
-			q.GBps = bytes / (us * 1e3)
-		}
 		r.Quality = append(r.Quality, q)
+	}
+	for _, src := range r.Queries.Sources {
+		q, _, _ := r.quality(qs, func(p *perQuery) bool { return p.q.Source == src.Name })
+		if q.Queries > 0 {
+			q.Class = src.Name
+			r.QualityBySource = append(r.QualityBySource, q)
+		}
 	}
 	if totUs > 0 {
 		r.Bandwidth.AchievedGBps = totBytes / (totUs * 1e3)
 	}
+}
+
+// quality is the signature's quality over the queries that in selects, with
+// the row bytes they touched and their match stages' time (µs).
+func (r *Report) quality(qs []*perQuery, in func(*perQuery) bool) (q Quality, bytes, us float64) {
+	docs := float64(r.Index.Documents)
+	var fp, cands, neg float64
+	for _, p := range qs {
+		if !in(p) {
+			continue
+		}
+		q.Queries++
+		q.Candidates += float64(p.cands)
+		q.Hits += float64(p.hits)
+		q.Rows += float64(p.rows)
+		q.RowBlocks += float64(p.blocks)
+		q.PostingsBytes += float64(p.postB)
+		q.MatchMicros += p.matchUs
+		fp += float64(p.cands - p.hits)
+		cands += float64(p.cands)
+		neg += docs - float64(p.hits)
+		bytes += float64(p.blocks * 64)
+		us += p.matchUs
+	}
+	if q.Queries == 0 {
+		return q, 0, 0
+	}
+	n := float64(q.Queries)
+	q.FalsePositives = fp / n
+	q.Candidates /= n
+	q.Hits /= n
+	q.Rows /= n
+	q.RowBlocks /= n
+	q.RowBytes = q.RowBlocks * 64
+	q.PostingsBytes /= n
+	q.MatchMicros /= n
+	if cands > 0 {
+		q.FPRate = fp / cands
+	}
+	if neg > 0 {
+		q.FPPerDoc = fp / neg
+	}
+	if us > 0 {
+		q.GBps = bytes / (us * 1e3)
+	}
+	return q, bytes, us
 }
 
 func (r *Report) addSource(name string) {

@@ -18,8 +18,8 @@ type Size struct {
 	// Postings is the number of (document, term) pairs: Σ df.
 	Postings int64 `json:"postings"`
 	// Bits per posting of each engine's own structure: signature rows (the
-	// live row and row popcounts excluded), roaring bitmaps (the offset table
-	// excluded).
+	// live row and row popcounts excluded) and lists (16 bits an entry, the
+	// list offsets excluded), roaring bitmaps (the offset table excluded).
 	SignatureBitsPerPosting float64 `json:"signature_bits_per_posting"`
 	InvertedBitsPerPosting  float64 `json:"inverted_bits_per_posting"`
 	SignatureBytes          int64   `json:"signature_bytes"` // shared parts + the signature's own
@@ -30,6 +30,7 @@ type Size struct {
 const (
 	CompRows       = "signature rows"
 	CompRowStats   = "row popcounts"
+	CompLists      = "signature lists"
 	CompPostings   = "roaring postings"
 	CompOffsets    = "postings offsets"
 	CompDictionary = "dictionary"
@@ -42,7 +43,6 @@ const (
 // Sizes measures ix and its postings by component.
 func Sizes(ix *index.Index, inv *inverted.Index) Size {
 	by := map[string]int64{}
-	var rowBits int64
 	var sz Size
 	for _, seg := range ix.Segments() {
 		sections := int64(0)
@@ -53,6 +53,8 @@ func Sizes(ix *index.Index, inv *inverted.Index) Size {
 				by[CompRows] += sec.Bytes
 			case "rowstats":
 				by[CompRowStats] += sec.Bytes
+			case "lists":
+				by[CompLists] += sec.Bytes
 			case "terms":
 				by[CompDictionary] += sec.Bytes
 			case "forward":
@@ -66,9 +68,9 @@ func Sizes(ix *index.Index, inv *inverted.Index) Size {
 			}
 		}
 		by[CompOther] += seg.FileBytes() - sections
-		sz.Postings += seg.Postings()
-		rowBits += int64(seg.NumRows()-1) * int64(seg.RowWords()) * 64
 	}
+	st := ix.Stats()
+	sz.Postings = st.Postings
 	var postBytes int64
 	if inv != nil {
 		for _, s := range inv.Segments() {
@@ -78,7 +80,7 @@ func Sizes(ix *index.Index, inv *inverted.Index) Size {
 		}
 	}
 	order := []Component{
-		{CompRows, "signature", 0}, {CompRowStats, "signature", 0},
+		{CompRows, "signature", 0}, {CompRowStats, "signature", 0}, {CompLists, "signature", 0},
 		{CompPostings, "inverted", 0}, {CompOffsets, "inverted", 0},
 		{CompDictionary, "shared", 0}, {CompForward, "shared", 0},
 		{CompDocTable, "shared", 0}, {CompDocStore, "shared", 0}, {CompOther, "shared", 0},
@@ -97,7 +99,7 @@ func Sizes(ix *index.Index, inv *inverted.Index) Size {
 		}
 	}
 	if sz.Postings > 0 {
-		sz.SignatureBitsPerPosting = float64(rowBits) / float64(sz.Postings)
+		sz.SignatureBitsPerPosting = float64(st.RowBits+st.ListBits) / float64(sz.Postings)
 		sz.InvertedBitsPerPosting = float64(postBytes*8) / float64(sz.Postings)
 	}
 	return sz

@@ -191,3 +191,97 @@ func stackedBars(title string, rows []string, parts []stackPart, format func(flo
 	sb.WriteString(`</svg>`)
 	return sb.String()
 }
+
+// scatterPoint is one labelled point of a scatter chart.
+type scatterPoint struct {
+	x, y   float64
+	label  []string // lines drawn beside the point
+	detail string   // tooltip
+	mark   bool     // the reference point: drawn larger, in another colour
+}
+
+// refLine is a dashed reference line across a scatter chart, at x (vertical)
+// or y (horizontal).
+type refLine struct {
+	vertical bool
+	at       float64
+	label    string
+}
+
+// scatterChart draws points on linear axes from zero, with their labels and
+// reference lines.
+func scatterChart(title, xLabel, yLabel string, pts []scatterPoint, refs []refLine, fx, fy func(float64) string) string {
+	const (
+		width, height = 1100.0, 560.0
+		left, right   = 78.0, 230.0
+		top, bottom   = 48.0, 64.0
+	)
+	plotW, plotH := width-left-right, height-top-bottom
+	xhi, yhi := 0.0, 0.0
+	for _, p := range pts {
+		xhi, yhi = math.Max(xhi, p.x), math.Max(yhi, p.y)
+	}
+	for _, r := range refs {
+		if r.vertical {
+			xhi = math.Max(xhi, r.at)
+		} else {
+			yhi = math.Max(yhi, r.at)
+		}
+	}
+	xstep, ystep := niceStep(math.Max(xhi, 1e-9)/6), niceStep(math.Max(yhi, 1e-9)/5)
+	xmax, ymax := math.Ceil(xhi*1.05/xstep)*xstep, math.Ceil(yhi*1.08/ystep)*ystep
+	X := func(v float64) float64 { return left + v/xmax*plotW }
+	Y := func(v float64) float64 { return top + plotH - v/ymax*plotH }
+	var sb strings.Builder
+	fmt.Fprintf(&sb, `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 %g %g" width="100%%" role="img" aria-label="%s" font-family="sans-serif">`, width, height, esc(title))
+	fmt.Fprintf(&sb, `<text x="%g" y="24" font-size="17" font-weight="bold" fill="%s">%s</text>`, left, colText, esc(title))
+	for v := 0.0; v <= ymax+ystep/2; v += ystep {
+		fmt.Fprintf(&sb, `<line x1="%g" x2="%g" y1="%.1f" y2="%.1f" stroke="%s"/>`, left, left+plotW, Y(v), Y(v), colGrid)
+		fmt.Fprintf(&sb, `<text x="%g" y="%.1f" font-size="12" text-anchor="end" fill="%s">%s</text>`, left-6, Y(v)+4, colMuted, esc(fy(v)))
+	}
+	for v := 0.0; v <= xmax+xstep/2; v += xstep {
+		fmt.Fprintf(&sb, `<line x1="%.1f" x2="%.1f" y1="%g" y2="%g" stroke="%s"/>`, X(v), X(v), top, top+plotH, colGrid)
+		fmt.Fprintf(&sb, `<text x="%.1f" y="%g" font-size="12" text-anchor="middle" fill="%s">%s</text>`, X(v), top+plotH+18, colMuted, esc(fx(v)))
+	}
+	fmt.Fprintf(&sb, `<line x1="%g" x2="%g" y1="%g" y2="%g" stroke="%s"/>`, left, left+plotW, top+plotH, top+plotH, colMuted)
+	fmt.Fprintf(&sb, `<line x1="%g" x2="%g" y1="%g" y2="%g" stroke="%s"/>`, left, left, top, top+plotH, colMuted)
+	fmt.Fprintf(&sb, `<text x="%g" y="%g" font-size="13" text-anchor="middle" fill="%s">%s</text>`, left+plotW/2, height-14, colMuted, esc(xLabel))
+	fmt.Fprintf(&sb, `<text transform="translate(16 %g) rotate(-90)" font-size="13" text-anchor="middle" fill="%s">%s</text>`, top+plotH/2, colMuted, esc(yLabel))
+	for _, r := range refs {
+		if r.vertical {
+			fmt.Fprintf(&sb, `<line x1="%.1f" x2="%.1f" y1="%g" y2="%g" stroke="%s" stroke-dasharray="6 4"/>`, X(r.at), X(r.at), top, top+plotH, colInverted)
+			fmt.Fprintf(&sb, `<text x="%.1f" y="%g" font-size="12" fill="%s">%s</text>`, X(r.at)+4, top+12, colInverted, esc(r.label))
+		} else {
+			fmt.Fprintf(&sb, `<line x1="%g" x2="%g" y1="%.1f" y2="%.1f" stroke="%s" stroke-dasharray="6 4"/>`, left, left+plotW, Y(r.at), Y(r.at), colInverted)
+			fmt.Fprintf(&sb, `<text x="%g" y="%.1f" font-size="12" text-anchor="end" fill="%s">%s</text>`, left+plotW-4, Y(r.at)-5, colInverted, esc(r.label))
+		}
+	}
+	for i, p := range pts {
+		x, y := X(p.x), Y(p.y)
+		color, rad := colSignature, 5.0
+		if p.mark {
+			color, rad = "#b5302f", 7
+		}
+		fmt.Fprintf(&sb, `<circle cx="%.1f" cy="%.1f" r="%g" fill="%s"><title>%s</title></circle>`, x, y, rad, color, esc(p.detail))
+		if p.mark {
+			fmt.Fprintf(&sb, `<circle cx="%.1f" cy="%.1f" r="%g" fill="none" stroke="%s" stroke-width="1.5"/>`, x, y, rad+4, color)
+		}
+		// Labels alternate above and below their points, so neighbours
+		// overlap less.
+		dy := -10.0 - 13*float64(len(p.label)-1)
+		if i%2 == 1 {
+			dy = 18
+		}
+		fmt.Fprintf(&sb, `<text x="%.1f" y="%.1f" font-size="11" fill="%s">`, x+8, y+dy, color)
+		for j, line := range p.label {
+			if j == 0 {
+				fmt.Fprintf(&sb, `<tspan x="%.1f">%s</tspan>`, x+8, esc(line))
+			} else {
+				fmt.Fprintf(&sb, `<tspan x="%.1f" dy="13">%s</tspan>`, x+8, esc(line))
+			}
+		}
+		sb.WriteString(`</text>`)
+	}
+	sb.WriteString(`</svg>`)
+	return sb.String()
+}

@@ -10,6 +10,10 @@ import (
 // WriteText writes the report as tables for a terminal.
 func (r *Report) WriteText(w io.Writer) error {
 	ew := &errWriter{w: w}
+	if r.Sweep != nil {
+		r.writeSweepText(ew)
+		return ew.err
+	}
 	r.writeText(ew)
 	return ew.err
 }

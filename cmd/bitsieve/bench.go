@@ -38,6 +38,10 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	report := fs.String("report", "", "also write a self-contained HTML report to this file")
 	quiet := fs.Bool("quiet", false, "no progress lines on stderr")
 	render := fs.String("render", "", "render a report saved with --json (tables, or --report FILE.html) instead of running")
+	sweep := fs.String("sweep", "", "instead of the full benchmark, a parameter sweep: reseal the index with each `SPEC` set in turn and time both engines on it, 1 thread\n"+
+		"(sets separated by ';', each key=value pairs separated by ',': density, snr, list (list density, 0: no lists), kmin, kmax;\n"+
+		"values are numbers or fractions like 1/64; keys left out take the defaults, and the defaults are always measured),\n"+
+		"e.g. 'density=0.1,snr=10,list=0;density=0.2,snr=5,list=1/64'")
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
@@ -47,6 +51,13 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	files = append(files, fs.Args()...)
 	if len(files) == 0 && *sample <= 0 {
 		return fail(stderr, "no queries: give query files (--queries FILE) and/or --sample N")
+	}
+	var sets []index.Params
+	if *sweep != "" {
+		var err error
+		if sets, err = bench.ParseSweep(*sweep); err != nil {
+			return fail(stderr, "--sweep: %v", err)
+		}
 	}
 	if len(builds) > 0 && *dir == "" {
 		return fail(stderr, "--build needs --index DIR: the index built there replaces any index in DIR")
@@ -88,6 +99,10 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 		return fail(stderr, "%v", err)
 	}
 	defer ix.Close()
+	if sets != nil {
+		return benchSweep(ctx, ix, sets, files, texts, *sample, *seed, bench.Options{Reps: *reps, Progress: progress},
+			*asJSON, *report, "bitsieve bench "+strings.Join(args, " "), stdout, stderr)
+	}
 	say("building postings from the forward index")
 	post, err := bench.BuildPostings(ix, ix.Dir(), &build)
 	if errors.Is(err, iofs.ErrPermission) {
@@ -155,6 +170,58 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	}
 	if !rep.Equality.OK() {
 		fmt.Fprintf(stderr, "bitsieve: the engines answered %d of %d queries differently (listed above)\n", rep.Equality.Different, rep.Equality.Queries)
+		return exitNoMatch
+	}
+	return exitOK
+}
+
+// benchSweep runs the parameter sweep of bench --sweep on the index ix and
+// reports it.
+func benchSweep(ctx context.Context, ix *index.Index, sets []index.Params, files []string, texts [][]string, sample int, seed uint64,
+	opt bench.Options, asJSON bool, report, command string, stdout, stderr io.Writer) int {
+	sig, err := query.NewSearcher(ix)
+	if err != nil {
+		return fail(stderr, "%v", err)
+	}
+	var w bench.Workload
+	for i, f := range files {
+		w.Add(sig, texts[i], bench.SourceName(f))
+	}
+	if sample > 0 {
+		qs, err := bench.Sample(ix, sample, seed)
+		if err != nil {
+			return fail(stderr, "sampling queries: %v", err)
+		}
+		w.Add(sig, qs, "sample")
+	}
+	if opt.Progress != nil {
+		fmt.Fprintf(opt.Progress, "bench: %d queries (%d refused by the parser); %d parameter sets\n", len(w.Queries), len(w.Refused), len(sets))
+	}
+	rep, err := bench.RunSweep(ctx, ix.Dir(), w, sets, bench.SweepOptions{Options: opt})
+	if err != nil {
+		return fail(stderr, "%v", err)
+	}
+	rep.Command = command
+	if asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		err = enc.Encode(rep)
+	} else {
+		err = rep.WriteText(stdout)
+	}
+	if err != nil {
+		return fail(stderr, "%v", err)
+	}
+	if report != "" {
+		if err := writeReport(report, rep); err != nil {
+			return fail(stderr, "cannot write the report: %v", err)
+		}
+		if opt.Progress != nil {
+			fmt.Fprintf(opt.Progress, "bench: wrote %s\n", report)
+		}
+	}
+	if !rep.SweepOK() {
+		fmt.Fprintln(stderr, "bitsieve: the engines answered some queries differently (listed above)")
 		return exitNoMatch
 	}
 	return exitOK
