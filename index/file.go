@@ -23,6 +23,10 @@ import (
 // file, checks the table's checksum, then each section's bounds; a section's
 // own checksum is checked before its bytes are trusted.
 
+// FormatVersion is the version of the index files this bitsieve reads and
+// writes (docs/format.md). It is part of every file name.
+const FormatVersion = 2
+
 const (
 	headerSize    = 64
 	sectionAlign  = 64
@@ -31,7 +35,7 @@ const (
 	fileMagic     = "BITSIEVE"
 	tailMagic     = "BSVTAIL1"
 	segmentKind   = "SEG\x00"
-	formatVersion = 2
+	formatVersion = FormatVersion
 )
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)

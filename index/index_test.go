@@ -129,9 +129,18 @@ func TestTreatment(t *testing.T) {
 	if tr := p.treat(5, 100); tr.Private || tr.K != 3 {
 		t.Errorf("f=0.05: got %+v, want k=3", tr)
 	}
-	// f = 1/65536: ceil(ln(1.53e-6)/ln(0.1)) = 6.
-	if tr := p.treat(1, 65536); tr.K != 6 {
-		t.Errorf("f=1/65536: got %+v, want k=6", tr)
+	// f = 1/65536: a list by default; without lists
+	// ceil(ln(1.53e-6)/ln(0.1)) = 6 shared rows.
+	if tr := p.treat(1, 65536); !tr.List {
+		t.Errorf("f=1/65536: got %+v, want a list", tr)
+	}
+	if tr := p.treat(1, MaxListDocs+1); tr.List {
+		t.Errorf("a segment of %d documents got a list: %+v", MaxListDocs+1, tr)
+	}
+	noLists := p
+	noLists.ListDensity = 0
+	if tr := noLists.treat(1, 65536); tr.List || tr.K != 6 {
+		t.Errorf("f=1/65536 without lists: got %+v, want k=6", tr)
 	}
 	if m := p.sharedRowCount(3000, 1000); m != 30 {
 		t.Errorf("m = %d, want 30", m)

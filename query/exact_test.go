@@ -280,6 +280,28 @@ func checkExact(t *testing.T, docs []index.Document, opt index.WriterOptions, n 
 	checkExactIn(t, dir, docs, n, seed)
 }
 
+// treatments counts the terms of every kind over an index's segments.
+func treatments(t *testing.T, dir string) (private, shared, lists int) {
+	ix, err := index.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	for _, seg := range ix.Segments() {
+		for id := range seg.NumTerms() {
+			switch tr := seg.Treatment(index.TermID(id)); {
+			case tr.Private:
+				private++
+			case tr.List:
+				lists++
+			default:
+				shared++
+			}
+		}
+	}
+	return private, shared, lists
+}
+
 // checkExactIn runs n generated queries on the index in dir, whose live
 // documents are docs, and compares each with brute force.
 func checkExactIn(t *testing.T, dir string, docs []index.Document, n int, seed uint64) {
@@ -396,6 +418,37 @@ func TestExactGenerated(t *testing.T) {
 	docs := genCorpus(6000, 1)
 	// A small capacity makes many segments with shared rows at every density.
 	checkExact(t, docs, index.WriterOptions{Capacity: 1500}, 1000, 11)
+}
+
+// TestExactGeneratedLists runs the generated queries with rare terms in
+// lists beside shared and private rows, and with every non-private term in a
+// list (where every plan is exact and nothing is verified).
+func TestExactGeneratedLists(t *testing.T) {
+	docs := genCorpus(4000, 3)
+	for _, p := range []index.Params{
+		{Density: 0.1, SNR: 10, KMin: 1, KMax: 12, ListDensity: 0.03},
+		{Density: 0.2, SNR: 10, KMin: 1, KMax: 12, ListDensity: 0.2},
+	} {
+		t.Run(fmt.Sprintf("list-density-%v", p.ListDensity), func(t *testing.T) {
+			dir := t.TempDir()
+			w, err := index.Create(dir, index.WriterOptions{Params: p, Capacity: 1000})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, d := range docs {
+				w.Add(d)
+			}
+			if _, err := w.Commit(); err != nil {
+				t.Fatal(err)
+			}
+			private, shared, lists := treatments(t, dir)
+			t.Logf("terms: %d private, %d shared, %d lists", private, shared, lists)
+			if lists == 0 || private == 0 || (shared == 0) != (p.ListDensity == p.Density) {
+				t.Fatalf("the parameters did not give the mix of treatments this test needs")
+			}
+			checkExactIn(t, dir, docs, 600, 13)
+		})
+	}
 }
 
 func TestExactGeneratedDenseRows(t *testing.T) {

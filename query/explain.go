@@ -32,8 +32,9 @@ type TermExplanation struct {
 	DF          int     `json:"df"`
 	Private     int     `json:"private_segments"` // segments where it has a private (exact) row
 	Shared      int     `json:"shared_segments"`  // segments where it has k shared rows
+	Lists       int     `json:"list_segments"`    // segments where it has an exact list of documents
 	Absent      int     `json:"absent_segments"`  // segments without it
-	Rows        int     `json:"rows"`             // rows read, over all segments
+	Rows        int     `json:"rows"`             // rows (and lists) read, over all segments
 	Density     float64 `json:"density"`          // mean density of those rows
 	PredictedFP float64 `json:"predicted_fp"`     // Σ (n−df)·Π density of its rows
 	ObservedFP  int     `json:"observed_fp"`      // documents its rows admit that lack it
@@ -55,10 +56,11 @@ type Step struct {
 	Survivors int       `json:"survivors"` // candidates after this step
 }
 
-// RowInfo is one row and its density.
+// RowInfo is one row, or a term's list, and its density.
 type RowInfo struct {
-	Row     int     `json:"row"`
+	Row     int     `json:"row"` // -1 for a list
 	Private bool    `json:"private"`
+	List    bool    `json:"list"`
 	Density float64 `json:"density"`
 }
 
@@ -128,9 +130,15 @@ func (s *Searcher) Explain(ctx context.Context, q string) (*Explanation, error) 
 			}
 			df := seg.DF(id)
 			te.DF += df
-			if seg.Treatment(id).Private {
+			switch tr := seg.Treatment(id); {
+			case tr.Private:
 				te.Private++
-			} else {
+			case tr.List:
+				te.Lists++
+				te.Rows++
+				densSum += float64(df) / float64(max(1, seg.NumDocs()))
+				continue // exact: no false positives
+			default:
 				te.Shared++
 			}
 			rows := seg.TermRows(nil, l.term, id)
@@ -166,7 +174,15 @@ func (s *Searcher) Explain(ctx context.Context, q string) (*Explanation, error) 
 		for _, t := range pos {
 			st := Step{Term: t.Term}
 			id, ok := seg.Lookup(t.Term)
-			if ok {
+			if ok && seg.Treatment(id).List {
+				st.Rows = []RowInfo{{Row: -1, List: true, Density: float64(seg.DF(id)) / float64(max(1, seg.NumDocs()))}}
+				l := ListBits(seg, id)
+				st.Survivors = 0
+				for i := range acc {
+					acc[i] &= l[i]
+					st.Survivors += bits.OnesCount64(acc[i])
+				}
+			} else if ok {
 				rows := seg.TermRows(nil, t.Term, id)
 				for _, r := range rows {
 					st.Rows = append(st.Rows, RowInfo{Row: r, Private: seg.Treatment(id).Private,
@@ -181,6 +197,15 @@ func (s *Searcher) Explain(ctx context.Context, q string) (*Explanation, error) 
 		ex.Segments = append(ex.Segments, ss)
 	}
 	return ex, nil
+}
+
+// ListBits is the bitmap of a term stored as a list in seg, as long as a row.
+func ListBits(seg *index.Segment, id index.TermID) []uint64 {
+	out := make([]uint64, seg.RowWords())
+	for _, d := range seg.List(id) {
+		out[d/64] |= 1 << (d % 64)
+	}
+	return out
 }
 
 // countAnd ANDs rows into acc (or into the live row when acc is nil) and

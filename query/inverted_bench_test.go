@@ -46,7 +46,7 @@ func BenchmarkAndKernel(b *testing.B) {
 			b.SetBytes(bytes)
 			for b.Loop() {
 				for base := 0; base < c.words; base += index.BlockWords {
-					if andRows(rows, base, &out) {
+					if andRows(rows, base, &out, nil) {
 						sink += out[0]
 					}
 				}

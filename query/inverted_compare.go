@@ -2,7 +2,6 @@ package query
 
 import (
 	"context"
-	"math/bits"
 
 	"github.com/bitsieve/bitsieve/index"
 	"github.com/bitsieve/bitsieve/tokenize"
@@ -80,20 +79,8 @@ func (s *Searcher) signatureMatches(seg *index.Segment, q *compiled, an *tokeniz
 	}
 	m.Rows += int64(p.root.rowCount())
 	var cands []uint32
-	live := seg.Live()
-	var acc block
-	for b := 0; b < len(live)/index.BlockWords; b++ {
-		if !p.root.evalCounted(b, &acc, &m.RowBlocks) {
-			continue
-		}
-		m.RowBlocks++ // the live row's block
-		base := b * index.BlockWords
-		for i, w := range acc {
-			for w &= live[base+i]; w != 0; w &= w - 1 {
-				cands = append(cands, uint32((base+i)*64+bits.TrailingZeros64(w)))
-			}
-		}
-	}
+	p.root.countLoads(&m.RowBlocks)
+	p.match(func(doc int) { cands = append(cands, uint32(doc)) })
 	m.Candidates += len(cands)
 	if p.root.exact {
 		return cands, nil
@@ -115,9 +102,9 @@ func (s *Searcher) signatureMatches(seg *index.Segment, q *compiled, an *tokeniz
 	return hits, nil
 }
 
-// rowCount is the number of rows the node's leaves AND.
+// rowCount is the number of rows and lists the node's leaves AND.
 func (n *pnode) rowCount() int {
-	c := len(n.rows)
+	c := len(n.rows) + len(n.lists)
 	for _, k := range n.kids {
 		c += k.rowCount()
 	}
@@ -125,93 +112,4 @@ func (n *pnode) rowCount() int {
 		c += k.rowCount()
 	}
 	return c
-}
-
-// evalCounted is eval (match.go) adding to *blocks every 64-byte row block it
-// loads. It must follow eval's early exits exactly; TestMatchesCountsLikeEval
-// holds the two together.
-func (n *pnode) evalCounted(b int, out *block, blocks *int64) bool {
-	base := b * index.BlockWords
-	switch n.kind {
-	case kNone:
-		*out = block{}
-		return false
-	case kAll:
-		for i := range out {
-			out[i] = ^uint64(0)
-		}
-		return true
-	case kRows:
-		return andRowsCounted(n.rows, base, out, blocks)
-	case kAnd:
-		if len(n.kids) == 0 {
-			for i := range out {
-				out[i] = ^uint64(0)
-			}
-		} else if !n.kids[0].evalCounted(b, out, blocks) {
-			return false
-		}
-		for _, k := range n.kids[1:] {
-			if !k.evalCounted(b, &n.scratch, blocks) || !andInto(out, &n.scratch) {
-				*out = block{}
-				return false
-			}
-		}
-		for _, k := range n.negs {
-			if k.evalCounted(b, &n.scratch, blocks) && !andNotInto(out, &n.scratch) {
-				return false
-			}
-		}
-		return true
-	case kOr:
-		any := false
-		*out = block{}
-		for _, k := range n.kids {
-			if k.evalCounted(b, &n.scratch, blocks) {
-				any = true
-				for i := range out {
-					out[i] |= n.scratch[i]
-				}
-			}
-		}
-		return any
-	case kNot:
-		if !n.kids[0].exact {
-			for i := range out {
-				out[i] = ^uint64(0)
-			}
-			return true
-		}
-		n.kids[0].evalCounted(b, &n.scratch, blocks)
-		var acc uint64
-		for i := range out {
-			out[i] = ^n.scratch[i]
-			acc |= out[i]
-		}
-		return acc != 0
-	}
-	return false
-}
-
-// andRowsCounted is andRows counting the row blocks it loads.
-func andRowsCounted(rows [][]uint64, base int, out *block, blocks *int64) bool {
-	if len(rows) == 0 {
-		for i := range out {
-			out[i] = ^uint64(0)
-		}
-		return true
-	}
-	*blocks++
-	copy(out[:], rows[0][base:base+index.BlockWords])
-	for _, r := range rows[1:] {
-		*blocks++
-		w := r[base : base+index.BlockWords : base+index.BlockWords]
-		for i := range out {
-			out[i] &= w[i]
-		}
-		if out[0]|out[1]|out[2]|out[3]|out[4]|out[5]|out[6]|out[7] == 0 {
-			return false
-		}
-	}
-	return out[0]|out[1]|out[2]|out[3]|out[4]|out[5]|out[6]|out[7] != 0
 }

@@ -57,8 +57,12 @@ type pnode struct {
 
 	rows   [][]uint64 // kRows: rows to AND, sparsest first
 	rowIdx []int      // kRows: the row numbers, for explain
-	kids   []*pnode   // kAnd, kOr, kNot
-	negs   []*pnode   // kAnd: exact negated children, applied as AND NOT
+	lists  [][]uint16 // kRows: exact document lists to intersect, shortest first
+	listID []index.TermID
+	cur    []int    // kRows: per list, the first entry not in a block before the last one asked
+	loads  *int64   // when not nil, counts the 64-byte blocks of rows and lists read (countLoads)
+	kids   []*pnode // kAnd, kOr, kNot
+	negs   []*pnode // kAnd: exact negated children, applied as AND NOT
 
 	// verification of a kRows node
 	slots   []int   // slots (into plan.ids) of the terms that must all be present
@@ -187,6 +191,13 @@ func (p *planner) leaf(terms []string, negated bool, q *compiled) *pnode {
 			p.scoreTerm(t, sl, q)
 		}
 		tr := p.seg.Treatment(id)
+		if tr.List {
+			if !slices.Contains(n.listID, id) {
+				n.listID = append(n.listID, id)
+				n.lists = append(n.lists, p.seg.List(id))
+			}
+			continue
+		}
 		if !tr.Private {
 			n.exact = false
 		}
@@ -198,13 +209,75 @@ func (p *planner) leaf(terms []string, negated bool, q *compiled) *pnode {
 			}
 		}
 	}
+	p.finishRows(n)
+	return n
+}
+
+// finishRows orders a kRows node's inputs sparsest first and estimates its
+// density.
+func (p *planner) finishRows(n *pnode) {
 	docs := float64(max(1, p.seg.NumDocs()))
 	slices.SortFunc(n.rowIdx, func(a, b int) int { return p.seg.RowCount(a) - p.seg.RowCount(b) })
+	n.rows = n.rows[:0]
+	n.est = 1
 	for _, r := range n.rowIdx {
 		n.rows = append(n.rows, p.seg.Row(r))
 		n.est *= float64(p.seg.RowCount(r)) / docs
 	}
-	return n
+	// Lists are exact and the sparsest inputs: the shortest drives matching.
+	ord := make([]int, len(n.lists))
+	for i := range ord {
+		ord[i] = i
+	}
+	slices.SortFunc(ord, func(a, b int) int { return len(n.lists[a]) - len(n.lists[b]) })
+	lists, ids := make([][]uint16, len(ord)), make([]index.TermID, len(ord))
+	for i, o := range ord {
+		lists[i], ids[i] = n.lists[o], n.listID[o]
+		n.est *= float64(len(n.lists[o])) / docs
+	}
+	n.lists, n.listID = lists, ids
+	n.cur = make([]int, len(lists))
+}
+
+// mergeRows folds the plain conjunctions among an AND's kids (kRows without
+// a phrase) into one kRows node, so that matching ANDs all their rows and
+// lists sparsest first and stops at the first empty block of any of them.
+func (p *planner) mergeRows(kids []*pnode) []*pnode {
+	var into *pnode
+	out := kids[:0]
+	for _, k := range kids {
+		if k.kind != kRows || k.phrase != nil {
+			out = append(out, k)
+			continue
+		}
+		if into == nil {
+			into = k
+			out = append(out, k)
+			continue
+		}
+		for _, r := range k.rowIdx {
+			if !slices.Contains(into.rowIdx, r) {
+				into.rowIdx = append(into.rowIdx, r)
+			}
+		}
+		for i, id := range k.listID {
+			if !slices.Contains(into.listID, id) {
+				into.listID = append(into.listID, id)
+				into.lists = append(into.lists, k.lists[i])
+			}
+		}
+		for _, sl := range k.slots {
+			if !slices.Contains(into.slots, sl) {
+				into.slots = append(into.slots, sl)
+			}
+		}
+		into.exact = into.exact && k.exact
+		into.prefix = false
+	}
+	if into != nil {
+		p.finishRows(into)
+	}
+	return out
 }
 
 func (p *planner) compile(node Node, negated bool, q *compiled) (*pnode, error) {
@@ -275,6 +348,11 @@ func (p *planner) compile(node Node, negated bool, q *compiled) (*pnode, error) 
 		}
 		if none {
 			return &pnode{kind: kNone, exact: true}, nil
+		}
+		n.kids = p.mergeRows(n.kids)
+		n.est = 1
+		for _, k := range n.kids {
+			n.est *= k.est
 		}
 		// Negations that are not exact were kept as kids; they match
 		// every document during matching and are decided by verification.

@@ -1,6 +1,8 @@
 package query
 
 import (
+	"slices"
+
 	"github.com/bitsieve/bitsieve/index"
 	"github.com/bitsieve/bitsieve/tokenize"
 )
@@ -98,6 +100,11 @@ func (v *verifier) bits(n *pnode) bool {
 	case kRows:
 		for _, r := range n.rows {
 			if r[w]&bit == 0 {
+				return false
+			}
+		}
+		for _, l := range n.lists {
+			if _, ok := slices.BinarySearch(l, uint16(v.doc)); !ok {
 				return false
 			}
 		}

@@ -202,13 +202,20 @@ func drawSegment(seg *index.Segment, sg query.SegmentSteps, survivors int) segme
 			continue
 		}
 		for i, r := range st.Rows {
-			row := seg.Row(r.Row)
+			var row []uint64
 			s := strip{Row: fmt.Sprintf("r%d", r.Row), Right: fmt.Sprintf("%.1f%% set", 100*r.Density), Class: "shared", GapBefore: i == 0}
 			if i == 0 {
 				s.Label = shorten(st.Term, 12)
 			}
-			if r.Private {
+			switch id, _ := seg.Lookup(st.Term); {
+			case r.List:
+				row = query.ListBits(seg, id)
+				s.Class, s.Row = "private", "list"
+			case r.Private:
+				row = seg.Row(r.Row)
 				s.Class, s.Row = "private", fmt.Sprintf("r%d exact", r.Row)
+			default:
+				row = seg.Row(r.Row)
 			}
 			add(s, row, false)
 			for w := range acc {

@@ -41,16 +41,16 @@ func runExplain(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stdout, "query   %s\nparsed  %s\n", ex.Query, ex.Parsed)
 	fmt.Fprintf(stdout, "%d documents: %d candidates, %d verified hits, %d false positives\n\n", ex.Docs, ex.Candidates, ex.Hits, ex.FalsePositives)
 	tw := tabwriter.NewWriter(stdout, 2, 8, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "word\tterm\tdf\tprivate\tshared\tabsent\trows\tdensity\tpredicted fp\tobserved fp\t")
+	fmt.Fprintln(tw, "word\tterm\tdf\tprivate\tshared\tlist\tabsent\trows\tdensity\tpredicted fp\tobserved fp\t")
 	for _, t := range ex.Terms {
 		word := t.Word
 		if t.Negated {
 			word = "-" + word
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%d\t%.3f\t%.1f\t%d\t\n", word, t.Term, t.DF, t.Private, t.Shared, t.Absent, t.Rows, t.Density, t.PredictedFP, t.ObservedFP)
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%.3f\t%.1f\t%d\t\n", word, t.Term, t.DF, t.Private, t.Shared, t.Lists, t.Absent, t.Rows, t.Density, t.PredictedFP, t.ObservedFP)
 	}
 	tw.Flush()
-	fmt.Fprintln(stdout, "\n(private/shared/absent: segments where the term has an exact row, k shared rows, or is missing;")
+	fmt.Fprintln(stdout, "\n(private/shared/list/absent: segments where the term has an exact row, k shared rows, an exact list of its documents, or is missing;")
 	fmt.Fprintln(stdout, " fp: documents the term's rows admit without holding the term)")
 	if *steps {
 		for _, sg := range ex.Segments {
@@ -58,6 +58,10 @@ func runExplain(args []string, stdout, stderr io.Writer) int {
 			for _, st := range sg.Steps {
 				var rows []string
 				for _, r := range st.Rows {
+					if r.List {
+						rows = append(rows, fmt.Sprintf("list:%.4f", r.Density))
+						continue
+					}
 					rows = append(rows, fmt.Sprintf("r%d:%.2f", r.Row, r.Density))
 				}
 				fmt.Fprintf(stdout, "  AND %-16s %-40s → %d\n", st.Term, strings.Join(rows, " "), st.Survivors)

@@ -71,7 +71,7 @@ func sampleDir() string {
 	if err != nil {
 		base = os.TempDir()
 	}
-	return filepath.Join(base, "bitsieve", "sample-"+corpus.SampleVersion())
+	return filepath.Join(base, "bitsieve", fmt.Sprintf("sample-%s.v%d", corpus.SampleVersion(), index.FormatVersion))
 }
 
 // openSample opens the index of the embedded sample corpus, building it the

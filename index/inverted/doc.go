@@ -13,7 +13,7 @@
 // # Files
 //
 // A segment's postings live beside it, in a file named after it with the
-// suffix .inv instead of .seg (00000007.v1.seg → 00000007.v1.inv), framed like
+// suffix .inv instead of .seg (00000007.v2.seg → 00000007.v2.inv), framed like
 // a segment file (docs/format.md): a 64-byte header with magic "BITSIEVE" and
 // kind "INV\0", 64-byte-aligned sections, a section table with a CRC32C per
 // section, and a 16-byte tail.
