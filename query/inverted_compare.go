@@ -74,8 +74,12 @@ func (s *Searcher) Matches(ctx context.Context, q string) (*Matches, error) {
 // rows and row blocks read.
 func (s *Searcher) signatureMatches(seg *index.Segment, q *compiled, an *tokenize.Analyzer, m *Matches) ([]uint32, error) {
 	p, err := s.plan(seg, q.root, q)
-	if err != nil || p.root.kind == kNone {
+	if err != nil {
 		return nil, err
+	}
+	defer p.release()
+	if p.root.kind == kNone {
+		return nil, nil
 	}
 	m.Rows += int64(p.root.rowCount())
 	var cands []uint32

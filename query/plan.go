@@ -3,6 +3,7 @@ package query
 import (
 	"fmt"
 	"slices"
+	"sync"
 
 	"github.com/bitsieve/bitsieve/index"
 )
@@ -24,6 +25,8 @@ type plan struct {
 	vslots []int
 	// scoring: slots of positive terms with their global term index
 	score []scoreSlot
+
+	planner *planner // owns the nodes; see release
 }
 
 type scoreSlot struct {
@@ -66,30 +69,76 @@ type pnode struct {
 
 	// verification of a kRows node
 	slots   []int   // slots (into plan.ids) of the terms that must all be present
+	vslots  []int   // the slots of those with shared rows: the rest are proved by their bits
 	phrase  *Phrase // when the node is a phrase, its positions are checked on the text
 	prefix  bool    // a prefix expansion leaf (for messages only)
 	scratch [index.BlockWords]uint64
 }
 
-// planner compiles AST nodes for one segment.
+// planner compiles AST nodes for one segment. A query has few terms, so
+// slots are found by a linear search until there are many (a broad prefix).
 type planner struct {
-	s        *Searcher
-	seg      *index.Segment
-	slotOf   map[index.TermID]int
-	ids      []index.TermID
-	scoreSet map[int]bool
-	score    []scoreSlot
-	rowBuf   []int
+	s      *Searcher
+	seg    *index.Segment
+	slotOf map[index.TermID]int // once ids is long
+	ids    []index.TermID
+	score  []scoreSlot
+	rowBuf []int
+
+	// Nodes come from chunks that are never grown in place (so pointers
+	// stay valid) and are reused by the next plan once this one is released.
+	chunks [][]pnode
+	used   int
+}
+
+// planners recycles planners and their node chunks across segments and
+// queries, so planning allocates little.
+var planners = sync.Pool{New: func() any { return new(planner) }}
+
+// node returns a new node.
+func (p *planner) node(kind nodeKind, exact bool, est float64) *pnode {
+	if p.used == 0 || len(p.chunks[p.used-1]) == cap(p.chunks[p.used-1]) {
+		if p.used == len(p.chunks) {
+			p.chunks = append(p.chunks, make([]pnode, 0, 8))
+		}
+		p.chunks[p.used] = p.chunks[p.used][:0]
+		p.used++
+	}
+	c := &p.chunks[p.used-1]
+	*c = append(*c, pnode{kind: kind, exact: exact, est: est})
+	return &(*c)[len(*c)-1]
+}
+
+// release returns the plan's planner to the pool; the plan must not be used
+// afterwards.
+func (pl *plan) release() {
+	p := pl.planner
+	pl.planner, pl.root = nil, nil
+	p.s, p.seg, p.slotOf = nil, nil, nil
+	p.ids, p.score, p.used = p.ids[:0], p.score[:0], 0
+	planners.Put(p)
 }
 
 func (s *Searcher) plan(seg *index.Segment, root Node, q *compiled) (*plan, error) {
-	p := &planner{s: s, seg: seg, slotOf: map[index.TermID]int{}, scoreSet: map[int]bool{}}
+	p := planners.Get().(*planner)
+	p.s, p.seg = s, seg
 	n, err := p.compile(root, false, q)
 	if err != nil {
+		(&plan{planner: p}).release()
 		return nil, err
 	}
 	// Slots were handed out in query order; renumber them so ids is sorted,
 	// as ForwardLookup needs.
+	if !slices.IsSorted(p.ids) {
+		p.sortSlots(n)
+	}
+	pl := &plan{seg: seg, root: n, ids: p.ids, score: p.score, planner: p}
+	pl.verifySlots()
+	return pl, nil
+}
+
+// sortSlots renumbers the slots so that ids is sorted.
+func (p *planner) sortSlots(root *pnode) {
 	order := make([]int, len(p.ids))
 	for i := range order {
 		order[i] = i
@@ -106,6 +155,9 @@ func (s *Searcher) plan(seg *index.Segment, root Node, q *compiled) (*plan, erro
 		for i, sl := range n.slots {
 			n.slots[i] = newSlot[sl]
 		}
+		for i, sl := range n.vslots {
+			n.vslots[i] = newSlot[sl]
+		}
 		for _, k := range n.kids {
 			renumber(k)
 		}
@@ -113,17 +165,16 @@ func (s *Searcher) plan(seg *index.Segment, root Node, q *compiled) (*plan, erro
 			renumber(k)
 		}
 	}
-	renumber(n)
+	renumber(root)
 	for i := range p.score {
 		p.score[i].slot = newSlot[p.score[i].slot]
 	}
-	pl := &plan{seg: seg, root: n, ids: sorted, score: p.score}
-	pl.verifySlots()
-	return pl, nil
+	p.ids = sorted
 }
 
-// verifySlots finds the slots that verification reads: those of the leaves
-// under inexact nodes (an exact node is decided from its rows alone).
+// verifySlots finds the slots that verification reads: those of the terms
+// with shared rows under inexact nodes (an exact node, and a term with a
+// private row or a list, is decided from its bits alone).
 func (pl *plan) verifySlots() {
 	need := make([]bool, len(pl.ids))
 	var walk func(n *pnode)
@@ -131,7 +182,7 @@ func (pl *plan) verifySlots() {
 		if n.exact {
 			return
 		}
-		for _, sl := range n.slots {
+		for _, sl := range n.vslots {
 			need[sl] = true
 		}
 		for _, k := range n.kids {
@@ -149,27 +200,40 @@ func (pl *plan) verifySlots() {
 
 // slot returns the verification slot of a termID.
 func (p *planner) slot(id index.TermID) int {
-	if s, ok := p.slotOf[id]; ok {
+	if p.slotOf != nil {
+		if s, ok := p.slotOf[id]; ok {
+			return s
+		}
+	} else if s := slices.Index(p.ids, id); s >= 0 {
 		return s
+	} else if len(p.ids) == 32 {
+		p.slotOf = make(map[index.TermID]int, 64)
+		for i, x := range p.ids {
+			p.slotOf[x] = i
+		}
 	}
 	s := len(p.ids)
-	p.slotOf[id] = s
+	if p.slotOf != nil {
+		p.slotOf[id] = s
+	}
 	p.ids = append(p.ids, id)
 	return s
 }
 
+// scoreTerm adds a positive term to BM25 once. Each slot holds one term (a
+// term has one TermID), so the slot identifies it.
 func (p *planner) scoreTerm(term string, slot int, q *compiled) {
-	g := q.termIndex(term)
-	if !p.scoreSet[g] {
-		p.scoreSet[g] = true
-		p.score = append(p.score, scoreSlot{slot: slot, term: g})
+	for _, sc := range p.score {
+		if sc.slot == slot {
+			return
+		}
 	}
+	p.score = append(p.score, scoreSlot{slot: slot, term: q.termIndex(term)})
 }
 
 // leaf builds a kRows node for terms that must all be present.
 func (p *planner) leaf(terms []string, negated bool, q *compiled) *pnode {
-	n := &pnode{kind: kRows, exact: true, est: 1}
-	seen := map[int]bool{}
+	n := p.node(kRows, true, 1)
 	for _, t := range terms {
 		id, ok := q.lookup(p.seg, t)
 		if !ok {
@@ -183,7 +247,7 @@ func (p *planner) leaf(terms []string, negated bool, q *compiled) *pnode {
 					}
 				}
 			}
-			return &pnode{kind: kNone, exact: true}
+			return p.node(kNone, true, 0)
 		}
 		sl := p.slot(id)
 		n.slots = append(n.slots, sl)
@@ -200,11 +264,13 @@ func (p *planner) leaf(terms []string, negated bool, q *compiled) *pnode {
 		}
 		if !tr.Private {
 			n.exact = false
+			if !slices.Contains(n.vslots, sl) {
+				n.vslots = append(n.vslots, sl)
+			}
 		}
 		p.rowBuf = p.seg.TermRows(p.rowBuf[:0], t, id)
 		for _, r := range p.rowBuf {
-			if !seen[r] {
-				seen[r] = true
+			if !slices.Contains(n.rowIdx, r) {
 				n.rowIdx = append(n.rowIdx, r)
 			}
 		}
@@ -225,18 +291,19 @@ func (p *planner) finishRows(n *pnode) {
 		n.est *= float64(p.seg.RowCount(r)) / docs
 	}
 	// Lists are exact and the sparsest inputs: the shortest drives matching.
-	ord := make([]int, len(n.lists))
-	for i := range ord {
-		ord[i] = i
+	// (Insertion sort: a node has a handful of lists.)
+	for i := 1; i < len(n.lists); i++ {
+		for j := i; j > 0 && len(n.lists[j]) < len(n.lists[j-1]); j-- {
+			n.lists[j], n.lists[j-1] = n.lists[j-1], n.lists[j]
+			n.listID[j], n.listID[j-1] = n.listID[j-1], n.listID[j]
+		}
 	}
-	slices.SortFunc(ord, func(a, b int) int { return len(n.lists[a]) - len(n.lists[b]) })
-	lists, ids := make([][]uint16, len(ord)), make([]index.TermID, len(ord))
-	for i, o := range ord {
-		lists[i], ids[i] = n.lists[o], n.listID[o]
-		n.est *= float64(len(n.lists[o])) / docs
+	for _, l := range n.lists {
+		n.est *= float64(len(l)) / docs
 	}
-	n.lists, n.listID = lists, ids
-	n.cur = make([]int, len(lists))
+	if len(n.lists) > 0 {
+		n.cur = make([]int, len(n.lists))
+	}
 }
 
 // mergeRows folds the plain conjunctions among an AND's kids (kRows without
@@ -269,6 +336,11 @@ func (p *planner) mergeRows(kids []*pnode) []*pnode {
 		for _, sl := range k.slots {
 			if !slices.Contains(into.slots, sl) {
 				into.slots = append(into.slots, sl)
+			}
+		}
+		for _, sl := range k.vslots {
+			if !slices.Contains(into.vslots, sl) {
+				into.vslots = append(into.vslots, sl)
 			}
 		}
 		into.exact = into.exact && k.exact
@@ -315,17 +387,19 @@ func (p *planner) compile(node Node, negated bool, q *compiled) (*pnode, error) 
 		}
 		switch k.kind {
 		case kNone:
-			return &pnode{kind: kAll, exact: true, est: 1}, nil
+			return p.node(kAll, true, 1), nil
 		case kAll:
-			return &pnode{kind: kNone, exact: true}, nil
+			return p.node(kNone, true, 0), nil
 		}
 		est := 1.0 // an inexact negation matches every document until verified
 		if k.exact {
 			est = 1 - k.est
 		}
-		return &pnode{kind: kNot, exact: k.exact, est: est, kids: []*pnode{k}}, nil
+		n := p.node(kNot, k.exact, est)
+		n.kids = []*pnode{k}
+		return n, nil
 	case *And:
-		n := &pnode{kind: kAnd, exact: true, est: 1}
+		n := p.node(kAnd, true, 1)
 		none := false
 		for _, c := range x.Children {
 			k, err := p.compile(c, negated, q)
@@ -347,7 +421,7 @@ func (p *planner) compile(node Node, negated bool, q *compiled) (*pnode, error) 
 			n.est *= k.est
 		}
 		if none {
-			return &pnode{kind: kNone, exact: true}, nil
+			return p.node(kNone, true, 0), nil
 		}
 		n.kids = p.mergeRows(n.kids)
 		n.est = 1
@@ -366,7 +440,7 @@ func (p *planner) compile(node Node, negated bool, q *compiled) (*pnode, error) 
 			return 0
 		})
 		if len(n.kids) == 0 && len(n.negs) == 0 {
-			return &pnode{kind: kAll, exact: true, est: 1}, nil
+			return p.node(kAll, true, 1), nil
 		}
 		if len(n.kids) == 1 && len(n.negs) == 0 {
 			return n.kids[0], nil
@@ -388,7 +462,7 @@ func (p *planner) compile(node Node, negated bool, q *compiled) (*pnode, error) 
 
 // or combines kids, dropping those that match nothing.
 func (p *planner) or(kids []*pnode) *pnode {
-	n := &pnode{kind: kOr, exact: true}
+	n := p.node(kOr, true, 0)
 	for _, k := range kids {
 		switch k.kind {
 		case kNone:
@@ -402,7 +476,7 @@ func (p *planner) or(kids []*pnode) *pnode {
 	}
 	switch len(n.kids) {
 	case 0:
-		return &pnode{kind: kNone, exact: true}
+		return p.node(kNone, true, 0)
 	case 1:
 		return n.kids[0]
 	}

@@ -278,6 +278,7 @@ func (s *Searcher) searchSegment(seg *index.Segment, si int, q *compiled, k int,
 		r.err = err
 		return r
 	}
+	defer p.release()
 	if p.root.kind == kNone {
 		return r
 	}

@@ -27,7 +27,7 @@ func newVerifier(p *plan, an *tokenize.Analyzer) *verifier {
 }
 
 // loadVerify reads only the frequencies verification needs (those of terms
-// matched through shared rows or in phrases) into tf.
+// with shared rows) into tf.
 func (v *verifier) loadVerify(doc int) error {
 	v.doc = doc
 	if err := v.p.seg.ForwardLookup(doc, v.p.vids, v.vtf); err != nil {
@@ -52,7 +52,13 @@ func (v *verifier) check(n *pnode) (bool, error) {
 	}
 	switch n.kind {
 	case kRows:
-		for _, sl := range n.slots {
+		// The bits prove the terms with private rows or lists (the candidate
+		// may have come through another branch of an OR, so they are
+		// tested); the forward index decides the terms with shared rows.
+		if !v.bits(n) {
+			return false, nil
+		}
+		for _, sl := range n.vslots {
 			if v.tf[sl] == 0 {
 				return false, nil
 			}
