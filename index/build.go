@@ -150,17 +150,25 @@ func buildSegment(w io.Writer, docs []*analyzedDoc, p Params, class int) (segmen
 
 	// Row treatments. Row 0 is the live row, private rows follow in termID
 	// order, then the shared rows.
-	treat := make([]uint32, len(terms)) // by termID: private row | privateFlag, list | listFlag, or k
+	// A list is its df entries from its first entry, which the treatment
+	// word holds in 30 bits.
+	treat := make([]uint32, len(terms)) // by termID: private row | privateFlag, first entry | listFlag, or k
 	private, bitsSet := 0, 0
-	var listOff []uint32 // list number → first entry; entries fill in below
+	nlists, entries := 0, 0
+	noLists := p
+	noLists.ListDensity = 0
 	for id, li := range order {
 		t := p.treat(dfs[li], n)
+		if t.List && entries+dfs[li] > maxListEntries {
+			t = noLists.treat(dfs[li], n)
+		}
 		if t.Private {
 			private++
 			treat[id] = privateFlag | uint32(private)
 		} else if t.List {
-			treat[id] = listFlag | uint32(len(listOff))
-			listOff = append(listOff, 0)
+			treat[id] = listFlag | uint32(entries)
+			entries += dfs[li]
+			nlists++
 		} else {
 			treat[id] = uint32(t.K)
 			bitsSet += t.K * dfs[li]
@@ -191,20 +199,8 @@ func buildSegment(w io.Writer, docs []*analyzedDoc, p Params, class int) (segmen
 	}
 	rowStart[len(terms)] = int32(len(rowsOf))
 
-	// Lists: entries of list ℓ are listDocs[listOff[ℓ]:listOff[ℓ+1]].
-	nlists := len(listOff)
-	listOff = append(listOff, 0)
-	total := uint32(0)
-	for id, li := range order {
-		if treat[id]&listFlag != 0 {
-			l := treat[id] &^ listFlag
-			listOff[l] = total
-			total += uint32(dfs[li])
-		}
-	}
-	listOff[nlists] = total
-	listDocs := make([]uint16, total)
-	listFill := slices.Clone(listOff[:nlists])
+	listDocs := make([]uint16, entries)
+	listFill := make([]uint32, len(terms)) // by termID: entries of its list filled so far
 
 	// Set bits, fill the lists, build the forward index.
 	var tokens int64
@@ -220,9 +216,8 @@ func buildSegment(w io.Writer, docs []*analyzedDoc, p Params, class int) (segmen
 			id := idOf[local[t.term]]
 			ids = append(ids, idtf{id, t.tf})
 			if treat[id]&listFlag != 0 {
-				l := treat[id] &^ listFlag
-				listDocs[listFill[l]] = uint16(doc)
-				listFill[l]++
+				listDocs[treat[id]&^listFlag+listFill[id]] = uint16(doc)
+				listFill[id]++
 				continue
 			}
 			for _, r := range rowsOf[rowStart[id]:rowStart[id+1]] {
@@ -335,7 +330,7 @@ func buildSegment(w io.Writer, docs []*analyzedDoc, p Params, class int) (segmen
 		{secTerms, [][]byte{u32AsBytes(strOff), u32AsBytes(sortedID), u32AsBytes(info), blob}},
 		{secRows, [][]byte{wordsAsBytes(rows)}},
 		{secRowStats, [][]byte{u32AsBytes(pop)}},
-		{secLists, [][]byte{u32AsBytes(listOff), u16AsBytes(listDocs)}},
+		{secLists, [][]byte{u16AsBytes(listDocs)}},
 		{secForward, [][]byte{wordsAsBytes(fwdOff), fwd}},
 		{secDocs, [][]byte{recs, strs}},
 		{secBlocks, [][]byte{blocks}},
@@ -363,4 +358,6 @@ func buildSegment(w io.Writer, docs []*analyzedDoc, p Params, class int) (segmen
 const (
 	privateFlag = 1 << 31
 	listFlag    = 1 << 30
+
+	maxListEntries = listFlag - 1 // list entries a segment may hold
 )

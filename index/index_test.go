@@ -122,11 +122,32 @@ func TestRoundTrip(t *testing.T) {
 
 func TestTreatment(t *testing.T) {
 	p := DefaultParams
-	if tr := p.treat(10, 100); !tr.Private {
+	if tr := p.treat(6554, 65536); !tr.Private {
 		t.Errorf("df/n = 0.1 should get a private row, got %+v", tr)
 	}
+	// In a 100-document segment a row is 512 bits: a list of 10 is smaller.
+	if tr := p.treat(10, 100); !tr.List {
+		t.Errorf("df 10 of 100 should get a list, got %+v", tr)
+	}
+	// At density 0.1 a list is smaller than k ≥ 2 shared rows.
+	if tr := p.treat(3000, 65536); !tr.List {
+		t.Errorf("f=0.046: got %+v, want a list", tr)
+	}
+	// At density 0.5, k shared rows cost 2k bits a posting, a list 16:
+	// f = 0.05, snr 20: ceil(ln(0.0025)/ln(0.5)) = 9 rows, a list;
+	// snr 1: ceil(ln(0.05)/ln(0.5)) = 5 shared rows.
+	half := Params{Density: 0.5, SNR: 20, KMin: 1, KMax: 12, ListDensity: 1.0 / 1024}
+	if tr := half.treat(3277, 65536); !tr.List {
+		t.Errorf("density 0.5, snr 20, f=0.05: got %+v, want a list", tr)
+	}
+	half.SNR = 1
+	if tr := half.treat(3277, 65536); tr.List || tr.K != 5 {
+		t.Errorf("density 0.5, snr 1, f=0.05: got %+v, want k=5", tr)
+	}
+	noLists := p
+	noLists.ListDensity = 0
 	// f = 0.05: ceil(ln(0.005)/ln(0.1)) = 3.
-	if tr := p.treat(5, 100); tr.Private || tr.K != 3 {
+	if tr := noLists.treat(5, 100); tr.Private || tr.List || tr.K != 3 {
 		t.Errorf("f=0.05: got %+v, want k=3", tr)
 	}
 	// f = 1/65536: a list by default; without lists
@@ -137,8 +158,6 @@ func TestTreatment(t *testing.T) {
 	if tr := p.treat(1, MaxListDocs+1); tr.List {
 		t.Errorf("a segment of %d documents got a list: %+v", MaxListDocs+1, tr)
 	}
-	noLists := p
-	noLists.ListDensity = 0
 	if tr := noLists.treat(1, 65536); tr.List || tr.K != 6 {
 		t.Errorf("f=1/65536 without lists: got %+v, want k=6", tr)
 	}

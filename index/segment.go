@@ -28,7 +28,6 @@ type Segment struct {
 	info     []uint32 // termID → (df, treatment) pairs
 	termStrs []byte
 
-	listOff  []uint32 // list number → first entry in listDocs (len Lists+1)
 	listDocs []uint16 // the entries of all lists, each list ascending
 
 	rows   []uint64 // all rows, row-major
@@ -137,20 +136,11 @@ func newSegment(path string, data []byte, verify bool) (*Segment, error) {
 	if err != nil {
 		return nil, err
 	}
-	nl := uint64(h.Lists)
-	if uint64(len(lists)) < 4*(nl+1) || (uint64(len(lists))-4*(nl+1))%2 != 0 {
-		return nil, bad(secLists, "%d bytes do not hold %d lists", len(lists), nl)
+	if len(lists)%2 != 0 {
+		return nil, bad(secLists, "%d bytes are not whole entries", len(lists))
 	}
-	s.listOff = bytesAsU32(lists[:4*(nl+1)])
-	s.listDocs = bytesAsU16(lists[4*(nl+1):])
-	if s.listOff[0] != 0 || uint64(s.listOff[nl]) != uint64(len(s.listDocs)) {
-		return nil, bad(secLists, "offsets do not cover the entries")
-	}
-	for l := uint64(0); l < nl; l++ {
-		if s.listOff[l] > s.listOff[l+1] {
-			return nil, bad(secLists, "offsets of list %d are out of order", l)
-		}
-	}
+	s.listDocs = bytesAsU16(lists)
+	nl, listed := 0, uint64(0)
 
 	nrows := 1 + h.PrivateRows + h.SharedRows
 	for id := uint64(0); id < nt; id++ {
@@ -160,12 +150,18 @@ func newSegment(path string, data []byte, verify bool) (*Segment, error) {
 				return nil, bad(secTerms, "term %d names private row %d of %d", id, r, h.PrivateRows)
 			}
 		} else if t&listFlag != 0 {
-			if l := uint64(t &^ listFlag); l >= nl || uint64(s.listOff[l+1]-s.listOff[l]) != uint64(s.info[2*id]) {
-				return nil, bad(secTerms, "term %d names list %d of %d, or its length is not its df", id, l, nl)
+			if start, df := uint64(t&^listFlag), uint64(s.info[2*id]); start+df > uint64(len(s.listDocs)) {
+				return nil, bad(secTerms, "list of term %d (entries %d to %d) lies outside the %d entries", id, start, start+df, len(s.listDocs))
 			}
+			nl++
+			listed += uint64(s.info[2*id])
 		} else if t < 1 || t > 64 || h.SharedRows == 0 {
 			return nil, bad(secTerms, "term %d has %d shared rows of %d", id, t, h.SharedRows)
 		}
+	}
+
+	if nl != h.Lists || listed != uint64(len(s.listDocs)) {
+		return nil, bad(secLists, "%d entries in %d lists, the terms give %d in %d", len(s.listDocs), h.Lists, listed, nl)
 	}
 
 	rows, err := get(secRows)
@@ -297,8 +293,9 @@ func (s *Segment) NumLists() int { return s.hdr.Lists }
 // List returns the documents of a term stored as a list (see Treatment),
 // ascending, in place.
 func (s *Segment) List(id TermID) []uint16 {
-	l := s.info[2*id+1] &^ listFlag
-	return s.listDocs[s.listOff[l]:s.listOff[l+1]:s.listOff[l+1]]
+	start := s.info[2*id+1] &^ listFlag
+	end := start + s.info[2*id]
+	return s.listDocs[start:end:end]
 }
 
 // RowWords is the length of every row in uint64 words (a multiple of BlockWords).
@@ -369,7 +366,7 @@ func (s *Segment) Treatment(id TermID) Treatment {
 	case t&privateFlag != 0:
 		return Treatment{Private: true, Row: int(t &^ privateFlag)}
 	case t&listFlag != 0:
-		return Treatment{List: true, ListNum: int(t &^ listFlag)}
+		return Treatment{List: true, ListAt: int(t &^ listFlag)}
 	}
 	return Treatment{K: int(t)}
 }

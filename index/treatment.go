@@ -43,20 +43,24 @@ func (p Params) validate() error {
 // Treatment says how a term is stored in the signature of one segment.
 //
 // With f = df/n: a term with f ≥ Density gets a private row, an exact bitmap
-// of its documents. A term with f < ListDensity gets a list, the exact sorted
-// numbers of its documents. Any other term gets
-// K = clamp(ceil(ln(f/SNR)/ln(Density))) shared rows, so that its expected
-// false-positive count n·Density^K is at most df/SNR. Common and rare terms
-// are thus exact; only the middle band shares rows and needs verifying.
+// of its documents. Any other term gets K = clamp(ceil(ln(f/SNR)/ln(Density)))
+// shared rows, so that its expected false-positive count n·Density^K is at
+// most df/SNR.
 //
-// A list costs 16 bits a posting where k shared rows at density d cost
-// k/−ln(1−d) (about 9.5k at d = 0.1), and a query visits only the blocks its
-// rarest list touches.
+// When lists are on (ListDensity > 0, and the segment has at most
+// MaxListDocs documents), a term gets a list instead, the exact sorted numbers
+// of its documents, if f < ListDensity or if the list is smaller than its
+// rows. With W the bits of a row (n rounded up to whole 512-document blocks),
+// a list costs 16 bits a posting, a private row W/df, and k shared rows about
+// k·W/(Density·n). So at Density 0.1 every shared term is smaller as a list
+// (k ≥ 2), while at Density 0.5 only terms with k > 8 are; and in a segment
+// much smaller than a block, where rows are mostly padding, every term is.
+// Lists are exact: only terms with shared rows need verifying.
 type Treatment struct {
 	Private bool
 	Row     int // the private row (when Private)
 	List    bool
-	ListNum int // the term's list (when List)
+	ListAt  int // the first entry of the term's list in the lists section (when List)
 	K       int // number of shared rows (when neither)
 }
 
@@ -64,17 +68,23 @@ type Treatment struct {
 func (t Treatment) Exact() bool { return t.Private || t.List }
 
 // treat computes a term's treatment from its df in a segment of n documents
-// (Row and ListNum are assigned later).
+// (Row and ListAt are assigned later).
 func (p Params) treat(df, n int) Treatment {
 	f := float64(df) / float64(n)
+	lists := p.ListDensity > 0 && n <= MaxListDocs
+	listBits, rowBits := 16*float64(df), float64(64*rowWords(n))
 	if f >= p.Density {
+		if lists && listBits < rowBits {
+			return Treatment{List: true}
+		}
 		return Treatment{Private: true}
 	}
-	if f < p.ListDensity && n <= MaxListDocs {
+	k := int(math.Ceil(math.Log(f/p.SNR) / math.Log(p.Density)))
+	k = min(max(k, p.KMin), p.KMax)
+	if lists && (f < p.ListDensity || listBits < float64(k*df)*rowBits/(p.Density*float64(n))) {
 		return Treatment{List: true}
 	}
-	k := int(math.Ceil(math.Log(f/p.SNR) / math.Log(p.Density)))
-	return Treatment{K: min(max(k, p.KMin), p.KMax)}
+	return Treatment{K: k}
 }
 
 // sharedRowCount is m, the number of shared rows that gives the target density:

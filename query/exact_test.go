@@ -426,7 +426,7 @@ func TestExactGenerated(t *testing.T) {
 func TestExactGeneratedLists(t *testing.T) {
 	docs := genCorpus(4000, 3)
 	for _, p := range []index.Params{
-		{Density: 0.1, SNR: 10, KMin: 1, KMax: 12, ListDensity: 0.03},
+		{Density: 0.5, SNR: 2, KMin: 1, KMax: 12, ListDensity: 1.0 / 64},
 		{Density: 0.2, SNR: 10, KMin: 1, KMax: 12, ListDensity: 0.2},
 	} {
 		t.Run(fmt.Sprintf("list-density-%v", p.ListDensity), func(t *testing.T) {
@@ -444,6 +444,7 @@ func TestExactGeneratedLists(t *testing.T) {
 			private, shared, lists := treatments(t, dir)
 			t.Logf("terms: %d private, %d shared, %d lists", private, shared, lists)
 			if lists == 0 || private == 0 || (shared == 0) != (p.ListDensity == p.Density) {
+				// The first set mixes all three kinds; the second has no shared rows.
 				t.Fatalf("the parameters did not give the mix of treatments this test needs")
 			}
 			checkExactIn(t, dir, docs, 600, 13)
