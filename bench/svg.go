@@ -1,9 +1,11 @@
 package bench
 
 import (
+	"cmp"
 	"fmt"
 	"html"
 	"math"
+	"slices"
 	"strings"
 )
 
@@ -213,7 +215,7 @@ type refLine struct {
 func scatterChart(title, xLabel, yLabel string, pts []scatterPoint, refs []refLine, fx, fy func(float64) string) string {
 	const (
 		width, height = 1100.0, 560.0
-		left, right   = 78.0, 230.0
+		left, right   = 78.0, 250.0
 		top, bottom   = 48.0, 64.0
 	)
 	plotW, plotH := width-left-right, height-top-bottom
@@ -256,29 +258,54 @@ func scatterChart(title, xLabel, yLabel string, pts []scatterPoint, refs []refLi
 			fmt.Fprintf(&sb, `<text x="%g" y="%.1f" font-size="12" text-anchor="end" fill="%s">%s</text>`, left+plotW-4, Y(r.at)-5, colInverted, esc(r.label))
 		}
 	}
+	// Labels stand in a column right of the plot, in the order of their
+	// points' heights and at least a label's height apart, each joined to
+	// its point by a thin line: points of similar size and speed cluster,
+	// and labels beside them would overlap.
+	order := make([]int, len(pts))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(Y(pts[a].y), Y(pts[b].y)) })
+	const lineH = 13.0
+	ly := make([]float64, len(pts))
+	for k, i := range order {
+		ly[i] = Y(pts[i].y) - lineH*float64(len(pts[i].label)-1)/2
+		if k > 0 {
+			prev := order[k-1]
+			ly[i] = math.Max(ly[i], ly[prev]+lineH*float64(len(pts[prev].label))+4)
+		}
+	}
+	for k := len(order) - 1; k >= 0; k-- { // pushed past the bottom: back up
+		i := order[k]
+		limit := height - 8 - lineH*float64(len(pts[i].label)-1)
+		if k < len(order)-1 {
+			limit = ly[order[k+1]] - lineH*float64(len(pts[i].label)) - 4
+		}
+		ly[i] = math.Min(ly[i], limit)
+	}
+	lx := left + plotW + 14
 	for i, p := range pts {
 		x, y := X(p.x), Y(p.y)
 		color, rad := colSignature, 5.0
 		if p.mark {
 			color, rad = "#b5302f", 7
 		}
+		fmt.Fprintf(&sb, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="%s" stroke-width="0.7"/>`, x+rad, y, lx-3, ly[i]-4, "#c4c4c4")
 		fmt.Fprintf(&sb, `<circle cx="%.1f" cy="%.1f" r="%g" fill="%s"><title>%s</title></circle>`, x, y, rad, color, esc(p.detail))
 		if p.mark {
 			fmt.Fprintf(&sb, `<circle cx="%.1f" cy="%.1f" r="%g" fill="none" stroke="%s" stroke-width="1.5"/>`, x, y, rad+4, color)
 		}
-		// Labels alternate above and below their points, so neighbours
-		// overlap less.
-		dy := -10.0 - 13*float64(len(p.label)-1)
-		if i%2 == 1 {
-			dy = 18
-		}
-		fmt.Fprintf(&sb, `<text x="%.1f" y="%.1f" font-size="11" fill="%s">`, x+8, y+dy, color)
+		// Points are numbered, beside the point and before its label, so a
+		// label can be told to its point where points crowd.
+		fmt.Fprintf(&sb, `<text x="%.1f" y="%.1f" font-size="10" fill="%s">%d</text>`, x+rad+1, y-rad-1, color, i+1)
+		fmt.Fprintf(&sb, `<text x="%.1f" y="%.1f" font-size="11" fill="%s"><title>%s</title>`, lx, ly[i], color, esc(p.detail))
 		for j, line := range p.label {
 			if j == 0 {
-				fmt.Fprintf(&sb, `<tspan x="%.1f">%s</tspan>`, x+8, esc(line))
-			} else {
-				fmt.Fprintf(&sb, `<tspan x="%.1f" dy="13">%s</tspan>`, x+8, esc(line))
+				fmt.Fprintf(&sb, `<tspan x="%.1f" font-weight="bold">%d</tspan><tspan dx="4">%s</tspan>`, lx, i+1, esc(line))
+				continue
 			}
+			fmt.Fprintf(&sb, `<tspan x="%.1f" dy="%g">%s</tspan>`, lx+14, lineH, esc(line))
 		}
 		sb.WriteString(`</text>`)
 	}
