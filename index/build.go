@@ -150,8 +150,8 @@ func buildSegment(w io.Writer, docs []*analyzedDoc, p Params, class int) (segmen
 
 	// Row treatments. Row 0 is the live row, private rows follow in termID
 	// order, then the shared rows.
-	// A list is its df entries from its first entry, which the treatment
-	// word holds in 30 bits.
+	// Lists are first gathered as entries (a list's first entry is kept in
+	// its treatment word meanwhile), then encoded (lists.go).
 	treat := make([]uint32, len(terms)) // by termID: private row | privateFlag, first entry | listFlag, or k
 	private, bitsSet := 0, 0
 	nlists, entries := 0, 0
@@ -235,6 +235,23 @@ func buildSegment(w io.Writer, docs []*analyzedDoc, p Params, class int) (segmen
 		fwdOff[doc+1] = uint64(len(fwd))
 		tokens += int64(d.tokens)
 	}
+	// Encode the lists in termID order; the treatment word now holds the
+	// list's byte offset / 2 and its encoding.
+	var lists []byte
+	for id := range treat {
+		if treat[id]&listFlag == 0 {
+			continue
+		}
+		start := treat[id] &^ listFlag
+		off := len(lists)
+		var chunked bool
+		lists, chunked = appendList(lists, listDocs[start:start+listFill[id]])
+		treat[id] = listFlag | uint32(off/2)
+		if chunked {
+			treat[id] |= chunkedFlag
+		}
+	}
+
 	pop := make([]uint32, nrows)
 	for r := range pop {
 		c := 0
@@ -330,7 +347,7 @@ func buildSegment(w io.Writer, docs []*analyzedDoc, p Params, class int) (segmen
 		{secTerms, [][]byte{u32AsBytes(strOff), u32AsBytes(sortedID), u32AsBytes(info), blob}},
 		{secRows, [][]byte{wordsAsBytes(rows)}},
 		{secRowStats, [][]byte{u32AsBytes(pop)}},
-		{secLists, [][]byte{u16AsBytes(listDocs)}},
+		{secLists, [][]byte{lists}},
 		{secForward, [][]byte{wordsAsBytes(fwdOff), fwd}},
 		{secDocs, [][]byte{recs, strs}},
 		{secBlocks, [][]byte{blocks}},
@@ -353,11 +370,13 @@ func buildSegment(w io.Writer, docs []*analyzedDoc, p Params, class int) (segmen
 	return hdr, bw.Flush()
 }
 
-// privateFlag marks a treatment word as a private row index, listFlag as a
-// list number.
+// privateFlag marks a treatment word as a private row index; listFlag as a
+// list, at the byte offset / 2 in its low 29 bits, chunkedFlag saying how it
+// is encoded.
 const (
 	privateFlag = 1 << 31
 	listFlag    = 1 << 30
+	chunkedFlag = 1 << 29
 
-	maxListEntries = listFlag - 1 // list entries a segment may hold
+	maxListEntries = 1 << 28 // list entries a segment may hold: 2^29 bytes at most
 )

@@ -122,11 +122,13 @@ func (s *Segment) checkInvariants() []error {
 	}
 
 	// Lists: ascending document numbers below n.
+	lists := make([][]uint16, nt)
 	for id := 0; id < nt; id++ {
 		if !s.Treatment(TermID(id)).List {
 			continue
 		}
-		l := s.List(TermID(id))
+		l := s.List(TermID(id)).AppendTo(nil)
+		lists[id] = l
 		for i, d := range l {
 			if int(d) >= n || (i > 0 && d <= l[i-1]) {
 				bad("lists", "list of %q is not ascending below %d documents at entry %d", terms[id], n, i)
@@ -154,7 +156,7 @@ func (s *Segment) checkInvariants() []error {
 		for _, p := range post {
 			df[p.Term]++
 			if s.Treatment(p.Term).List {
-				if _, ok := slices.BinarySearch(s.List(p.Term), uint16(d)); !ok {
+				if _, ok := slices.BinarySearch(lists[p.Term], uint16(d)); !ok {
 					bad("lists", "document %d contains %q but its list lacks it", d, terms[p.Term])
 				}
 				continue

@@ -28,7 +28,7 @@ type Segment struct {
 	info     []uint32 // termID → (df, treatment) pairs
 	termStrs []byte
 
-	listDocs []uint16 // the entries of all lists, each list ascending
+	lists []byte // the lists section (lists.go)
 
 	rows   []uint64 // all rows, row-major
 	rowPop []uint32 // popcount of every row
@@ -136,11 +136,9 @@ func newSegment(path string, data []byte, verify bool) (*Segment, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(lists)%2 != 0 {
-		return nil, bad(secLists, "%d bytes are not whole entries", len(lists))
-	}
-	s.listDocs = bytesAsU16(lists)
-	nl, listed := 0, uint64(0)
+	s.lists = lists
+	nl, listed := 0, 0
+	chunks := (h.Docs + 255) / 256
 
 	nrows := 1 + h.PrivateRows + h.SharedRows
 	for id := uint64(0); id < nt; id++ {
@@ -150,18 +148,27 @@ func newSegment(path string, data []byte, verify bool) (*Segment, error) {
 				return nil, bad(secTerms, "term %d names private row %d of %d", id, r, h.PrivateRows)
 			}
 		} else if t&listFlag != 0 {
-			if start, df := uint64(t&^listFlag), uint64(s.info[2*id]); start+df > uint64(len(s.listDocs)) {
-				return nil, bad(secTerms, "list of term %d (entries %d to %d) lies outside the %d entries", id, start, start+df, len(s.listDocs))
+			off, df := 2*int(t&^(listFlag|chunkedFlag)), int(s.info[2*id])
+			size := 2 * df
+			if off > len(lists) {
+				size = -1
+			} else if t&chunkedFlag != 0 {
+				if size = chunkedEnd(lists[off:], df, chunks); size%2 != 0 {
+					size++
+				}
+			}
+			if size < 0 || off+size > len(lists) {
+				return nil, bad(secLists, "the list of term %d (%d documents at byte %d) is malformed or lies outside the section", id, df, off)
 			}
 			nl++
-			listed += uint64(s.info[2*id])
+			listed += size
 		} else if t < 1 || t > 64 || h.SharedRows == 0 {
 			return nil, bad(secTerms, "term %d has %d shared rows of %d", id, t, h.SharedRows)
 		}
 	}
 
-	if nl != h.Lists || listed != uint64(len(s.listDocs)) {
-		return nil, bad(secLists, "%d entries in %d lists, the terms give %d in %d", len(s.listDocs), h.Lists, listed, nl)
+	if nl != h.Lists || listed != len(lists) {
+		return nil, bad(secLists, "%d bytes in %d lists, the terms give %d in %d", len(lists), h.Lists, listed, nl)
 	}
 
 	rows, err := get(secRows)
@@ -290,12 +297,14 @@ func (s *Segment) Params() Params {
 // NumLists is the number of terms stored as lists.
 func (s *Segment) NumLists() int { return s.hdr.Lists }
 
-// List returns the documents of a term stored as a list (see Treatment),
-// ascending, in place.
-func (s *Segment) List(id TermID) []uint16 {
-	start := s.info[2*id+1] &^ listFlag
-	end := start + s.info[2*id]
-	return s.listDocs[start:end:end]
+// List returns the documents of a term stored as a list (see Treatment).
+func (s *Segment) List(id TermID) List {
+	t := s.info[2*id+1]
+	off, n := 2*int(t&^(listFlag|chunkedFlag)), int(s.info[2*id])
+	if t&chunkedFlag != 0 {
+		return List{chunked: s.lists[off:], n: n}
+	}
+	return List{plain: bytesAsU16(s.lists[off : off+2*n]), n: n}
 }
 
 // RowWords is the length of every row in uint64 words (a multiple of BlockWords).
@@ -366,7 +375,7 @@ func (s *Segment) Treatment(id TermID) Treatment {
 	case t&privateFlag != 0:
 		return Treatment{Private: true, Row: int(t &^ privateFlag)}
 	case t&listFlag != 0:
-		return Treatment{List: true, ListAt: int(t &^ listFlag)}
+		return Treatment{List: true, ListAt: 2 * int(t&^(listFlag|chunkedFlag))}
 	}
 	return Treatment{K: int(t)}
 }

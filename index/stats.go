@@ -9,7 +9,7 @@ type Stats struct {
 	Segments    []SegmentStats   `json:"segments"`
 	Postings    int64            `json:"postings"`         // (document, term) pairs, Σ df
 	RowBits     int64            `json:"row_bits"`         // bits of all term rows (the live rows excluded)
-	ListBits    int64            `json:"list_bits"`        // bits of all term lists (16 per entry)
+	ListBits    int64            `json:"list_bits"`        // bits of all term lists
 	BitsPerPost float64          `json:"bits_per_posting"` // (RowBits + ListBits) / Postings: the signature's size
 	Sections    map[string]int64 `json:"bytes_by_section"`
 	Bytes       int64            `json:"bytes"` // all segment files
@@ -47,7 +47,7 @@ func (ix *Index) Stats() Stats {
 		st.Segments = append(st.Segments, ss)
 		st.Postings += ss.Postings
 		st.RowBits += int64(s.NumRows()-1) * int64(s.RowWords()) * 64
-		st.ListBits += 16 * int64(len(s.listDocs))
+		st.ListBits += 8 * int64(len(s.lists))
 		st.Bytes += ss.Bytes
 		for _, sec := range s.Sections() {
 			st.Sections[sec.Name] += sec.Bytes

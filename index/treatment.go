@@ -60,7 +60,7 @@ type Treatment struct {
 	Private bool
 	Row     int // the private row (when Private)
 	List    bool
-	ListAt  int // the first entry of the term's list in the lists section (when List)
+	ListAt  int // the byte offset of the term's list in the lists section (when List)
 	K       int // number of shared rows (when neither)
 }
 

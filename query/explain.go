@@ -202,7 +202,7 @@ func (s *Searcher) Explain(ctx context.Context, q string) (*Explanation, error) 
 // ListBits is the bitmap of a term stored as a list in seg, as long as a row.
 func ListBits(seg *index.Segment, id index.TermID) []uint64 {
 	out := make([]uint64, seg.RowWords())
-	for _, d := range seg.List(id) {
+	for _, d := range seg.List(id).AppendTo(nil) {
 		out[d/64] |= 1 << (d % 64)
 	}
 	return out

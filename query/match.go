@@ -128,19 +128,39 @@ func andRowsInto(rows [][]uint64, base int, out *block, loads *int64) bool {
 	return out[0]|out[1]|out[2]|out[3]|out[4]|out[5]|out[6]|out[7] != 0
 }
 
-// seek moves list i's cursor to its first entry in block b or later and
-// returns that entry's block (noBlock when the list is exhausted). Blocks are
-// mostly asked in ascending order, so the cursor steps forward a little and
-// gallops when it has far to go; a block before the cursor searches again.
-func (n *pnode) seek(i, b int) int {
-	l, c := n.lists[i], n.cur[i]
-	if c > 0 && int(l[c-1])>>blockShift >= b {
-		c = 0
+// cursor walks one term's list a block at a time (index/lists.go has the
+// two encodings). Blocks are mostly asked in ascending order, so the cursor
+// only moves forward, galloping through a plain list when it has far to go; a
+// block before the cursor starts it again from the top.
+type cursor struct {
+	id    index.TermID
+	n     int      // entries
+	plain []uint16 // a plain list
+	bytes []byte   // or a chunked one
+	// Plain: at is the first entry not in a block before the last one
+	// asked. Chunked: at is the byte offset of the first chunk not in such
+	// a block, seen the entries before it, prev the chunk before it (-1).
+	at, seen, prev int
+}
+
+func newCursor(id index.TermID, l index.List) cursor {
+	return cursor{id: id, n: l.Len(), plain: l.Plain(), bytes: l.Bytes(), prev: -1}
+}
+
+// seek moves the cursor to its first entry in block b or later and returns
+// that entry's block (noBlock when the list is exhausted).
+func (c *cursor) seek(b int) int {
+	if c.bytes != nil {
+		return c.seekChunk(b)
 	}
-	for step := 0; c < len(l) && int(l[c])>>blockShift < b; step++ {
+	l, at := c.plain, c.at
+	if at > 0 && int(l[at-1])>>blockShift >= b {
+		at = 0
+	}
+	for step := 0; at < len(l) && int(l[at])>>blockShift < b; step++ {
 		if step == 4 {
 			// Gallop, then binary search the last stride.
-			lo, stride := c, 8
+			lo, stride := at, 8
 			for lo+stride < len(l) && int(l[lo+stride])>>blockShift < b {
 				lo += stride
 				stride *= 2
@@ -154,34 +174,75 @@ func (n *pnode) seek(i, b int) int {
 					hi = m
 				}
 			}
-			c = lo
+			at = lo
 			break
 		}
-		c++
+		at++
 	}
-	n.cur[i] = c
-	if c == len(l) {
+	c.at = at
+	if at == len(l) {
 		return noBlock
 	}
-	return int(l[c]) >> blockShift
+	return int(l[at]) >> blockShift
+}
+
+// chunkShift converts a 256-document chunk number to its block.
+const chunkShift = blockShift - 8
+
+func (c *cursor) seekChunk(b int) int {
+	if c.prev >= 0 && c.prev>>chunkShift >= b {
+		c.at, c.seen, c.prev = 0, 0, -1
+	}
+	for c.seen < c.n {
+		ch := int(c.bytes[c.at])
+		if ch>>chunkShift >= b {
+			return ch >> chunkShift
+		}
+		cnt := int(c.bytes[c.at+1]) + 1
+		c.seen += cnt
+		c.prev = ch
+		c.at += 2 + cnt
+	}
+	return noBlock
+}
+
+// bits sets in out the documents of the list in block b and reports whether
+// there were any; it returns the bytes of entries it read.
+func (c *cursor) bits(b int, out *block) (bool, int) {
+	*out = block{}
+	if c.seek(b) != b {
+		return false, 0
+	}
+	if c.bytes == nil {
+		l, at := c.plain, c.at
+		for ; at < len(l) && int(l[at])>>blockShift == b; at++ {
+			d := l[at] & (1<<blockShift - 1)
+			out[d>>6] |= 1 << (d & 63)
+		}
+		return true, 2 * (at - c.at)
+	}
+	at, seen := c.at, c.seen
+	for seen < c.n && int(c.bytes[at])>>chunkShift == b {
+		base := uint(c.bytes[at]) << 8 & (1<<blockShift - 1)
+		cnt := int(c.bytes[at+1]) + 1
+		for _, lo := range c.bytes[at+2 : at+2+cnt] {
+			d := base | uint(lo)
+			out[d>>6] |= 1 << (d & 63)
+		}
+		seen += cnt
+		at += 2 + cnt
+	}
+	return true, at - c.at
 }
 
 // listBits sets in out the documents of list i in block b and reports
 // whether there were any.
 func (n *pnode) listBits(i, b int, out *block) bool {
-	*out = block{}
-	if n.seek(i, b) != b {
-		return false
+	ok, read := n.lists[i].bits(b, out)
+	if n.loads != nil && ok {
+		*n.loads += int64(1 + read/64) // 64-byte lines of entries
 	}
-	l, c := n.lists[i], n.cur[i]
-	for ; c < len(l) && int(l[c])>>blockShift == b; c++ {
-		d := l[c] & (1<<blockShift - 1)
-		out[d>>6] |= 1 << (d & 63)
-	}
-	if n.loads != nil {
-		*n.loads += int64(1 + 2*(c-n.cur[i])/64) // 64-byte lines of entries
-	}
-	return true
+	return ok
 }
 
 // countLoads makes every node of the tree count the 64-byte blocks of rows
@@ -209,7 +270,7 @@ func (n *pnode) next(b int) int {
 		for len(n.lists) > 0 {
 			nb := b
 			for i := range n.lists {
-				if nb = n.seek(i, nb); nb == noBlock {
+				if nb = n.lists[i].seek(nb); nb == noBlock {
 					return noBlock
 				}
 			}

@@ -60,12 +60,10 @@ type pnode struct {
 
 	rows   [][]uint64 // kRows: rows to AND, sparsest first
 	rowIdx []int      // kRows: the row numbers, for explain
-	lists  [][]uint16 // kRows: exact document lists to intersect, shortest first
-	listID []index.TermID
-	cur    []int    // kRows: per list, the first entry not in a block before the last one asked
-	loads  *int64   // when not nil, counts the 64-byte blocks of rows and lists read (countLoads)
-	kids   []*pnode // kAnd, kOr, kNot
-	negs   []*pnode // kAnd: exact negated children, applied as AND NOT
+	lists  []cursor   // kRows: exact document lists to intersect, shortest first
+	loads  *int64     // when not nil, counts the 64-byte blocks of rows and lists read (countLoads)
+	kids   []*pnode   // kAnd, kOr, kNot
+	negs   []*pnode   // kAnd: exact negated children, applied as AND NOT
 
 	// verification of a kRows node
 	slots   []int   // slots (into plan.ids) of the terms that must all be present
@@ -256,9 +254,8 @@ func (p *planner) leaf(terms []string, negated bool, q *compiled) *pnode {
 		}
 		tr := p.seg.Treatment(id)
 		if tr.List {
-			if !slices.Contains(n.listID, id) {
-				n.listID = append(n.listID, id)
-				n.lists = append(n.lists, p.seg.List(id))
+			if !slices.ContainsFunc(n.lists, func(c cursor) bool { return c.id == id }) {
+				n.lists = append(n.lists, newCursor(id, p.seg.List(id)))
 			}
 			continue
 		}
@@ -293,16 +290,12 @@ func (p *planner) finishRows(n *pnode) {
 	// Lists are exact and the sparsest inputs: the shortest drives matching.
 	// (Insertion sort: a node has a handful of lists.)
 	for i := 1; i < len(n.lists); i++ {
-		for j := i; j > 0 && len(n.lists[j]) < len(n.lists[j-1]); j-- {
+		for j := i; j > 0 && n.lists[j].n < n.lists[j-1].n; j-- {
 			n.lists[j], n.lists[j-1] = n.lists[j-1], n.lists[j]
-			n.listID[j], n.listID[j-1] = n.listID[j-1], n.listID[j]
 		}
 	}
 	for _, l := range n.lists {
-		n.est *= float64(len(l)) / docs
-	}
-	if len(n.lists) > 0 {
-		n.cur = make([]int, len(n.lists))
+		n.est *= float64(l.n) / docs
 	}
 }
 
@@ -327,10 +320,9 @@ func (p *planner) mergeRows(kids []*pnode) []*pnode {
 				into.rowIdx = append(into.rowIdx, r)
 			}
 		}
-		for i, id := range k.listID {
-			if !slices.Contains(into.listID, id) {
-				into.listID = append(into.listID, id)
-				into.lists = append(into.lists, k.lists[i])
+		for _, c := range k.lists {
+			if !slices.ContainsFunc(into.lists, func(x cursor) bool { return x.id == c.id }) {
+				into.lists = append(into.lists, c)
 			}
 		}
 		for _, sl := range k.slots {

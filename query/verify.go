@@ -1,8 +1,6 @@
 package query
 
 import (
-	"slices"
-
 	"github.com/bitsieve/bitsieve/index"
 	"github.com/bitsieve/bitsieve/tokenize"
 )
@@ -110,7 +108,7 @@ func (v *verifier) bits(n *pnode) bool {
 			}
 		}
 		for _, l := range n.lists {
-			if _, ok := slices.BinarySearch(l, uint16(v.doc)); !ok {
+			if !v.p.seg.List(l.id).Contains(v.doc) {
 				return false
 			}
 		}

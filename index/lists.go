@@ -1,0 +1,152 @@
+package index
+
+import "slices"
+
+// Lists hold the documents of the terms that are cheaper, or must be faster,
+// as exact lists than as rows (see Treatment). A segment with lists has at
+// most MaxListDocs documents, so a document number is a uint16, and a list is
+// stored in whichever of two encodings is smaller:
+//
+//   - plain: df uint16 document numbers, ascending (16 bits an entry);
+//   - chunked: for every 256-document chunk the list touches, in ascending
+//     order, the chunk number (document >> 8) as one byte, the number of its
+//     entries minus one as one byte, then the low bytes of those entries,
+//     ascending (8 bits an entry plus 16 a chunk). Dense lists, with many
+//     entries to a chunk, come close to 8 bits an entry.
+//
+// Both are padded to an even length, so every list starts 2-byte aligned and
+// a plain list is used in place as a []uint16.
+
+// List is a term's document list in one segment.
+type List struct {
+	plain   []uint16 // the plain encoding, or nil
+	chunked []byte   // the chunked encoding from its first byte to the end of the section, or nil
+	n       int      // entries
+}
+
+// Len is the number of documents in the list.
+func (l List) Len() int { return l.n }
+
+// Chunked reports whether the list is in the chunked encoding.
+func (l List) Chunked() bool { return l.chunked != nil }
+
+// Plain returns the entries of a plain list in place (nil for a chunked one).
+func (l List) Plain() []uint16 { return l.plain }
+
+// Bytes returns the chunked encoding, from its first chunk to the end of the
+// lists section: a reader stops after Len entries (nil for a plain list).
+func (l List) Bytes() []byte { return l.chunked }
+
+// AppendTo appends the list's documents to dst, ascending.
+func (l List) AppendTo(dst []uint16) []uint16 {
+	if l.chunked == nil {
+		return append(dst, l.plain...)
+	}
+	b := l.chunked
+	for i, seen := 0, 0; seen < l.n; {
+		hi, cnt := uint16(b[i])<<8, int(b[i+1])+1
+		for _, lo := range b[i+2 : i+2+cnt] {
+			dst = append(dst, hi|uint16(lo))
+		}
+		i += 2 + cnt
+		seen += cnt
+	}
+	return dst
+}
+
+// Contains reports whether doc is in the list.
+func (l List) Contains(doc int) bool {
+	if l.chunked == nil {
+		_, ok := slices.BinarySearch(l.plain, uint16(doc))
+		return ok
+	}
+	b, hi := l.chunked, byte(doc>>8)
+	for i, seen := 0, 0; seen < l.n; {
+		cnt := int(b[i+1]) + 1
+		seen += cnt
+		switch {
+		case b[i] == hi:
+			_, ok := slices.BinarySearch(b[i+2:i+2+cnt], byte(doc))
+			return ok
+		case b[i] > hi:
+			return false
+		}
+		i += 2 + cnt
+	}
+	return false
+}
+
+// chunkedSize is the size in bytes of docs (ascending) in the chunked
+// encoding, before padding.
+func chunkedSize(docs []uint16) int {
+	size, last := 0, -1
+	for _, d := range docs {
+		if c := int(d >> 8); c != last {
+			size += 2
+			last = c
+		}
+		size++
+	}
+	return size
+}
+
+// appendList appends docs (ascending) in the smaller encoding, padded to an
+// even length, and reports whether it is chunked.
+func appendList(dst []byte, docs []uint16) ([]byte, bool) {
+	if chunkedSize(docs) >= 2*len(docs) {
+		for _, d := range docs {
+			dst = append(dst, byte(d), byte(d>>8))
+		}
+		return dst, false
+	}
+	for i := 0; i < len(docs); {
+		c := docs[i] >> 8
+		j := i
+		for j < len(docs) && docs[j]>>8 == c {
+			j++
+		}
+		dst = append(dst, byte(c), byte(j-i-1))
+		for _, d := range docs[i:j] {
+			dst = append(dst, byte(d))
+		}
+		i = j
+	}
+	if len(dst)%2 != 0 {
+		dst = append(dst, 0)
+	}
+	return dst, true
+}
+
+// chunkedEnd validates the chunked list of n entries starting at b[0] and
+// returns its length without padding, or -1 when it is malformed: chunk
+// numbers must ascend and lie below chunks, and the chunks must hold n
+// entries inside b.
+func chunkedEnd(b []byte, n, chunks int) int {
+	i, seen, last := 0, 0, -1
+	for seen < n {
+		if i+1 >= len(b) {
+			return -1
+		}
+		c, cnt := int(b[i]), int(b[i+1])+1
+		if c <= last || c >= chunks || i+2+cnt > len(b) {
+			return -1
+		}
+		seen += cnt
+		last = c
+		i += 2 + cnt
+	}
+	if seen != n {
+		return -1
+	}
+	return i
+}
+
+// EncodeList returns docs (ascending, below MaxListDocs) as a List in the
+// smaller encoding, as a segment would store it.
+func EncodeList(docs []uint16) List {
+	b, chunked := appendList(nil, docs)
+	if chunked {
+		return List{chunked: b, n: len(docs)}
+	}
+	return List{plain: bytesAsU16(b), n: len(docs)}
+}
