@@ -15,6 +15,19 @@
 // positives are then n·d^k ≤ df/snr, and a term that is not in a segment's
 // dictionary rules the segment out of any conjunction with it.
 //
+// # Lists
+//
+// Rows cost bits whether or not they are set: a private row W/df bits a
+// posting (W the row's width, n rounded up to 512-document blocks), k shared
+// rows about k·W/(d·n). A sorted list of a term's documents costs 16 bits a
+// posting (uint16 entries, in segments of at most 65,536 documents), or close
+// to 8 in a chunked encoding for dense lists (lists.go). So a term whose list
+// is smaller than its rows, or whose f is below the list density, is stored as
+// a list. Lists are exact, and a query visits only the blocks its shortest
+// list touches; with d = 0.1 every term without a private row is smaller as a
+// list, which is why the default index has private rows and lists and no
+// shared rows (docs/BENCHMARKS.md has the sweep that chose it).
+//
 // # Segments and length classes
 //
 // The Writer routes each analyzed document to a length class by its count of
@@ -29,6 +42,7 @@
 // descending df order, and each term's df and row treatment), rows (the live
 // row, the private rows, the shared rows; each row a whole number of
 // 512-document blocks, so one block is one cache line), rowstats (popcounts),
+// lists,
 // forward (each document's sorted termIDs and frequencies, delta-uvarint),
 // docs (the document table), blocks and store (the texts, zstd-compressed in
 // blocks). docs/format.md describes every byte.

@@ -202,28 +202,34 @@ func (s *Searcher) Search(ctx context.Context, req Request) (*Result, error) {
 		k = req.Offset + req.Limit
 	}
 	avgdl := s.ix.AvgDocLen()
+	// Workers take the next segment as they finish one; with one worker the
+	// caller's goroutine does it all.
 	var next atomic.Int64
+	work := func() {
+		an := s.analyzers.Get().(*tokenize.Analyzer)
+		defer s.analyzers.Put(an)
+		var cands []int32
+		for {
+			i := int(next.Add(1) - 1)
+			if i >= len(segs) || ctx.Err() != nil {
+				return
+			}
+			if s.inv != nil {
+				parts[i] = s.searchSegmentInverted(segs[i], i, q, k, avgdl, an)
+				continue
+			}
+			parts[i] = s.searchSegment(segs[i], i, q, k, avgdl, an, &cands)
+		}
+	}
 	var wg sync.WaitGroup
-	for w := 0; w < min(s.workers, len(segs)); w++ {
+	for w := 1; w < min(s.workers, len(segs)); w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			an := s.analyzers.Get().(*tokenize.Analyzer)
-			defer s.analyzers.Put(an)
-			var cands []int32
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= len(segs) || ctx.Err() != nil {
-					return
-				}
-				if s.inv != nil {
-					parts[i] = s.searchSegmentInverted(segs[i], i, q, k, avgdl, an)
-					continue
-				}
-				parts[i] = s.searchSegment(segs[i], i, q, k, avgdl, an, &cands)
-			}
+			work()
 		}()
 	}
+	work()
 	wg.Wait()
 	if err := ctx.Err(); err != nil {
 		return nil, err
