@@ -69,12 +69,17 @@ type benchSegment struct {
 }
 
 // newBenchSegment indexes 20,000 generated documents; q is a query, or
-// "shared" for two words matched through shared rows, or "private" for a
-// word with a private row.
+// "shared" for two words matched through shared rows (in an index built
+// without lists), "lists" for two such words with the default parameters,
+// which store them as lists, or "private" for a word with a private row.
 func newBenchSegment(b *testing.B, q string) *benchSegment {
 	docs := genCorpus(20000, 9)
 	dir := b.TempDir()
-	w, err := index.Create(dir, index.WriterOptions{Capacity: 1 << 16})
+	p := index.DefaultParams
+	if q == "shared" {
+		p.ListDensity = 0
+	}
+	w, err := index.Create(dir, index.WriterOptions{Capacity: 1 << 16, Params: p})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -103,7 +108,7 @@ func newBenchSegment(b *testing.B, q string) *benchSegment {
 		}
 	}
 	seg := ix.Segments()[best]
-	if q == "shared" || q == "private" {
+	if q == "shared" || q == "lists" || q == "private" {
 		q = benchWords(b, s, seg, q == "private")
 	}
 	c, err := s.compile(q)
@@ -114,8 +119,8 @@ func newBenchSegment(b *testing.B, q string) *benchSegment {
 }
 
 // benchWords picks, from a segment's dictionary, the most frequent term with
-// a private row, or two terms in 2–8% of the documents (shared rows), that
-// analyze to themselves.
+// a private row, or two terms in 2–8% of the documents (shared rows or
+// lists), that analyze to themselves.
 func benchWords(b *testing.B, s *Searcher, seg *index.Segment, private bool) string {
 	an := tokenize.MustNew("english")
 	var picked []string
@@ -200,9 +205,10 @@ func BenchmarkTop10(b *testing.B) {
 
 // BenchmarkSegmentMatch is one segment's count (Request.CountOnly: planning
 // or compiling, matching, verification) in each engine, for two words matched
-// through shared rows and for a word with a private row.
+// through shared rows, the same two words as lists, and a word with a
+// private row.
 func BenchmarkSegmentMatch(b *testing.B) {
-	for _, q := range []struct{ name, q string }{{"two-shared-words", "shared"}, {"private-word", "private"}} {
+	for _, q := range []struct{ name, q string }{{"two-shared-words", "shared"}, {"two-list-words", "lists"}, {"private-word", "private"}} {
 		bs := newBenchSegment(b, q.q)
 		an := tokenize.MustNew("english")
 		b.Run(q.name+"/signature", func(b *testing.B) {

@@ -46,7 +46,7 @@ func runIndex(args []string, stdout, stderr io.Writer) int {
 	def := index.DefaultParams
 	density := fs.Float64("density", def.Density, "signature parameter of the segments this run writes: target density of shared rows; a term in at least this fraction of a segment's documents gets an exact private row")
 	snr := fs.Float64("snr", def.SNR, "signature parameter: a term's expected false positives are at most df/SNR (more shared rows for rarer terms)")
-	listDensity := fs.Float64("list-density", def.ListDensity, "signature parameter: a term in fewer than this fraction of a segment's documents is stored as an exact list of them (0: no lists; segments over 65,536 documents have none)")
+	listDensity := fs.Float64("list-density", def.ListDensity, "signature parameter: a term in fewer than this fraction of a segment's documents, or whose list is smaller than its rows, is stored as an exact list of them (0: no lists; segments over 65,536 documents have none)")
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
