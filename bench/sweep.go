@@ -38,13 +38,25 @@ type Sweep struct {
 	Points        []SweepPoint `json:"points"`
 }
 
-// SweepParams are the parameters of one set, as index.Params.
+// SweepSet is one set of a sweep: signature parameters, and the order of
+// documents within segments.
+type SweepSet struct {
+	Params index.Params
+	Order  index.DocOrder
+}
+
+// defaultSet is the index as the writer builds it by default.
+var defaultSet = SweepSet{Params: index.DefaultParams}
+
+// SweepParams are the parameters of one set, as index.Params, with the
+// document order when it is not the one the documents were indexed in.
 type SweepParams struct {
 	Density     float64 `json:"density"`
 	SNR         float64 `json:"snr"`
 	KMin        int     `json:"kmin"`
 	KMax        int     `json:"kmax"`
 	ListDensity float64 `json:"list_density"`
+	Order       string  `json:"order,omitempty"`
 }
 
 // Index converts p to index.Params.
@@ -52,15 +64,20 @@ func (p SweepParams) Index() index.Params {
 	return index.Params{Density: p.Density, SNR: p.SNR, KMin: p.KMin, KMax: p.KMax, ListDensity: p.ListDensity}
 }
 
-func sweepParams(p index.Params) SweepParams {
-	return SweepParams{Density: p.Density, SNR: p.SNR, KMin: p.KMin, KMax: p.KMax, ListDensity: p.ListDensity}
+func sweepParams(set SweepSet) SweepParams {
+	p := set.Params
+	sp := SweepParams{Density: p.Density, SNR: p.SNR, KMin: p.KMin, KMax: p.KMax, ListDensity: p.ListDensity}
+	if set.Order != index.OrderKept {
+		sp.Order = set.Order.String()
+	}
+	return sp
 }
 
 // SweepPoint is what one parameter set measured.
 type SweepPoint struct {
 	Label   string      `json:"label"`
 	Params  SweepParams `json:"params"`
-	Default bool        `json:"default,omitempty"` // the set is index.DefaultParams
+	Default bool        `json:"default,omitempty"` // the set is index.DefaultParams, documents in indexing order
 
 	ResealSeconds float64 `json:"reseal_seconds"`
 	// The signature's own structure: term rows (the live row excluded) and
@@ -106,18 +123,18 @@ type SweepOptions struct {
 // measured too, first, if no set equals them. The report holds the
 // machine, the workload's sources and the sweep; engines that disagree on
 // any query are reported in the points' Equality, not as an error.
-func RunSweep(ctx context.Context, src string, w Workload, sets []index.Params, opt SweepOptions) (*Report, error) {
+func RunSweep(ctx context.Context, src string, w Workload, sets []SweepSet, opt SweepOptions) (*Report, error) {
 	opt.defaults()
 	opt.LatencyOnly = true
 	hasDefault := false
-	for _, p := range sets {
-		if err := p.Validate(); err != nil {
+	for _, set := range sets {
+		if err := set.Params.Validate(); err != nil {
 			return nil, err
 		}
-		hasDefault = hasDefault || p == index.DefaultParams
+		hasDefault = hasDefault || set == defaultSet
 	}
 	if !hasDefault {
-		sets = append([]index.Params{index.DefaultParams}, sets...)
+		sets = append([]SweepSet{defaultSet}, sets...)
 	}
 	parent := opt.TempDir
 	if parent == "" {
@@ -143,7 +160,7 @@ func RunSweep(ctx context.Context, src string, w Workload, sets []index.Params, 
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		label := ParamsLabel(p)
+		label := SetLabel(p)
 		say("set %d of %d: %s", i+1, len(sets), label)
 		dir := filepath.Join(tmp, strconv.Itoa(i+1))
 		pt, run, err := sweepOne(ctx, src, dir, p, w, opt.Options)
@@ -172,11 +189,11 @@ func RunSweep(ctx context.Context, src string, w Workload, sets []index.Params, 
 	return r, nil
 }
 
-// sweepOne reseals src into dir with p and runs the workload on it.
-func sweepOne(ctx context.Context, src, dir string, p index.Params, w Workload, opt Options) (SweepPoint, *Report, error) {
-	pt := SweepPoint{Label: ParamsLabel(p), Params: sweepParams(p), Default: p == index.DefaultParams}
+// sweepOne reseals src into dir with set and runs the workload on it.
+func sweepOne(ctx context.Context, src, dir string, set SweepSet, w Workload, opt Options) (SweepPoint, *Report, error) {
+	pt := SweepPoint{Label: SetLabel(set), Params: sweepParams(set), Default: set == defaultSet}
 	start := time.Now()
-	if err := index.Reseal(src, dir, p); err != nil {
+	if err := index.ResealWith(src, dir, set.Params, index.ResealOptions{Order: set.Order, Seed: 1}); err != nil {
 		return pt, nil, err
 	}
 	pt.ResealSeconds = time.Since(start).Seconds()
@@ -252,7 +269,7 @@ func (r *Report) SweepOK() bool {
 }
 
 // sweepKeys are the parameter names of a sweep specification.
-const sweepKeys = "density, snr, list, kmin, kmax"
+const sweepKeys = "density, snr, list, kmin, kmax, order"
 
 // ParseSweep reads a sweep specification: parameter sets separated by ";",
 // each a comma-separated list of key=value pairs,
@@ -260,11 +277,13 @@ const sweepKeys = "density, snr, list, kmin, kmax"
 //	density=0.1,snr=10,list=0; density=0.2,snr=5,list=1/64
 //
 // with keys density (the target row density), snr, list (the list density;
-// 0: no lists), kmin and kmax. A value is a decimal number or a fraction
-// such as 1/64. A key left out takes its value from index.DefaultParams;
-// the set "default" is index.DefaultParams.
-func ParseSweep(spec string) ([]index.Params, error) {
-	var sets []index.Params
+// 0: no lists), kmin and kmax, whose values are decimal numbers or fractions
+// such as 1/64, and order (kept, shuffled or minhash: the order of documents
+// within segments; index.DocOrder). A key left out takes its value from
+// index.DefaultParams and the kept order; the set "default" is the index as
+// the writer builds it.
+func ParseSweep(spec string) ([]SweepSet, error) {
+	var sets []SweepSet
 	parts := strings.Split(spec, ";")
 	for i, part := range parts {
 		part = strings.TrimSpace(part)
@@ -291,18 +310,19 @@ func ParseSweep(spec string) ([]index.Params, error) {
 	return sets, nil
 }
 
-func parseSweepSet(s string) (index.Params, error) {
-	p := index.DefaultParams
+func parseSweepSet(s string) (SweepSet, error) {
+	set := defaultSet
 	if s == "default" {
-		return p, nil
+		return set, nil
 	}
+	p := &set.Params
 	seen := map[string]bool{}
 	for _, kv := range strings.Split(s, ",") {
 		kv = strings.TrimSpace(kv)
 		k, v, ok := strings.Cut(kv, "=")
 		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
 		if !ok || k == "" || v == "" {
-			return p, fmt.Errorf("%q is not key=value (keys: %s)", kv, sweepKeys)
+			return set, fmt.Errorf("%q is not key=value (keys: %s)", kv, sweepKeys)
 		}
 		name := k
 		switch k {
@@ -312,12 +332,20 @@ func parseSweepSet(s string) (index.Params, error) {
 			name = "list"
 		}
 		if seen[name] {
-			return p, fmt.Errorf("%s is given twice", name)
+			return set, fmt.Errorf("%s is given twice", name)
 		}
 		seen[name] = true
+		if name == "order" {
+			o, err := index.ParseDocOrder(v)
+			if err != nil {
+				return set, err
+			}
+			set.Order = o
+			continue
+		}
 		x, err := parseNumber(v)
 		if err != nil {
-			return p, fmt.Errorf("%s: %w", k, err)
+			return set, fmt.Errorf("%s: %w", k, err)
 		}
 		switch name {
 		case "density":
@@ -328,7 +356,7 @@ func parseSweepSet(s string) (index.Params, error) {
 			p.ListDensity = x
 		case "kmin", "kmax":
 			if x != math.Trunc(x) || x < 0 || x > 64 {
-				return p, fmt.Errorf("%s: %q is not a whole number of rows", k, v)
+				return set, fmt.Errorf("%s: %q is not a whole number of rows", k, v)
 			}
 			if name == "kmin" {
 				p.KMin = int(x)
@@ -336,13 +364,13 @@ func parseSweepSet(s string) (index.Params, error) {
 				p.KMax = int(x)
 			}
 		default:
-			return p, fmt.Errorf("unknown parameter %q (keys: %s)", k, sweepKeys)
+			return set, fmt.Errorf("unknown parameter %q (keys: %s)", k, sweepKeys)
 		}
 	}
 	if err := p.Validate(); err != nil {
-		return p, err
+		return set, err
 	}
-	return p, nil
+	return set, nil
 }
 
 // parseNumber reads a decimal number or a fraction a/b.
@@ -360,6 +388,15 @@ func parseNumber(s string) (float64, error) {
 		return 0, fmt.Errorf("%q is not a number or a fraction such as 1/64", s)
 	}
 	return x, nil
+}
+
+// SetLabel names a sweep set in reports: its ParamsLabel, and the document
+// order when it is not the kept one.
+func SetLabel(set SweepSet) string {
+	if set.Order != index.OrderKept {
+		return ParamsLabel(set.Params) + " " + set.Order.String()
+	}
+	return ParamsLabel(set.Params)
 }
 
 // ParamsLabel names a parameter set in reports: "d 0.1 snr 10 list 1/64",

@@ -12,7 +12,7 @@ import (
 )
 
 func TestParseSweep(t *testing.T) {
-	sets, err := ParseSweep("density=0.1,snr=10,list=0; d=0.2, snr=5, list=1/64 ;default;list-density=0.0078125,kmax=16;")
+	sets, err := ParseSweep("density=0.1,snr=10,list=0; d=0.2, snr=5, list=1/64 ;default;list-density=0.0078125,kmax=16;order=minhash;")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -22,19 +22,27 @@ func TestParseSweep(t *testing.T) {
 		{Density: 0.2, SNR: 5, KMin: def.KMin, KMax: def.KMax, ListDensity: 1.0 / 64},
 		def,
 		{Density: def.Density, SNR: def.SNR, KMin: def.KMin, KMax: 16, ListDensity: 1.0 / 128},
+		def,
 	}
 	if len(sets) != len(want) {
 		t.Fatalf("parsed %+v", sets)
 	}
 	for i := range want {
-		if sets[i] != want[i] {
-			t.Errorf("set %d: %+v, want %+v", i+1, sets[i], want[i])
+		order := index.OrderKept
+		if i == 4 {
+			order = index.OrderMinHash
+		}
+		if sets[i].Params != want[i] || sets[i].Order != order {
+			t.Errorf("set %d: %+v, want %+v in order %v", i+1, sets[i], want[i], order)
 		}
 	}
-	if got := ParamsLabel(sets[1]); got != "d 0.2 snr 5 list 1/64" {
+	if got := SetLabel(sets[1]); got != "d 0.2 snr 5 list 1/64" {
 		t.Errorf("label %q", got)
 	}
-	if got := ParamsLabel(sets[3]); got != "d 0.1 snr 10 list 1/128 k 1–16" {
+	if got := SetLabel(sets[3]); got != "d 0.1 snr 10 list 1/128 k 1–16" {
+		t.Errorf("label %q", got)
+	}
+	if got := SetLabel(sets[4]); got != "d 0.1 snr 10 list 1/64 minhash" {
 		t.Errorf("label %q", got)
 	}
 	for spec, msg := range map[string]string{
@@ -51,6 +59,8 @@ func TestParseSweep(t *testing.T) {
 		"kmin=2.5":                   "not a whole number",
 		"density=0.2;density=0.2":    "set 2 (\"density=0.2\") repeats set 1",
 		"density=0.2; snr=5; snr=5 ": "repeats set 2",
+		"order=sorted":               `unknown document order "sorted"`,
+		"order=minhash,order=kept":   "order is given twice",
 	} {
 		_, err := ParseSweep(spec)
 		if err == nil || !strings.Contains(err.Error(), msg) {
@@ -69,7 +79,7 @@ func TestSweepOnSample(t *testing.T) {
 	var w Workload
 	w.Add(sig, qs, "sample")
 	w.Add(sig, []string{"python exception", `"standard library"`, "lambda -python", "pyth*", "whale OR ship", "zzzzqqq"}, "hand.txt")
-	sets, err := ParseSweep("density=0.1,list=0; density=0.2,list=0; density=0.3,list=0; density=0.2,snr=5,list=1/64")
+	sets, err := ParseSweep("density=0.1,list=0; density=0.2,list=0; density=0.3,list=0; density=0.2,snr=5,list=1/64; order=shuffled")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,11 +96,11 @@ func TestSweepOnSample(t *testing.T) {
 	}
 	sw := r.Sweep
 	// The defaults are measured first, as they are not among the sets.
-	if len(sw.Points) != 5 || !sw.Points[0].Default || sw.Points[0].Params.Index() != index.DefaultParams {
+	if len(sw.Points) != 6 || !sw.Points[0].Default || sw.Points[0].Params.Index() != index.DefaultParams || sw.Points[0].Params.Order != "" {
 		t.Fatalf("%d points, the first %+v", len(sw.Points), sw.Points[0])
 	}
 	for i, p := range sw.Points[1:] {
-		if p.Default || p.Params.Index() != sets[i] || p.Label != ParamsLabel(sets[i]) {
+		if p.Default || p.Params.Index() != sets[i].Params || p.Label != SetLabel(sets[i]) || (p.Params.Order != "") != (sets[i].Order != index.OrderKept) {
 			t.Fatalf("point %d is %+v, want set %+v", i+1, p, sets[i])
 		}
 	}
@@ -178,7 +188,7 @@ func TestSweepOnSample(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if back.Sweep == nil || len(back.Sweep.Points) != 5 || back.Sweep.Points[4].Params != sw.Points[4].Params || !back.SweepOK() {
+	if back.Sweep == nil || len(back.Sweep.Points) != 6 || back.Sweep.Points[5].Params != sw.Points[5].Params || !back.SweepOK() {
 		t.Fatal("the sweep does not survive JSON")
 	}
 }

@@ -29,6 +29,19 @@ func (p Params) Validate() error { return p.validate() }
 // an index only once it is complete. dst must not exist or be an empty
 // directory; on failure, whatever Reseal wrote there is removed.
 func Reseal(src, dst string, p Params) error {
+	return ResealWith(src, dst, p, ResealOptions{})
+}
+
+// ResealOptions change how Reseal lays out documents.
+type ResealOptions struct {
+	// Order is the order of documents within each segment (OrderKept: as in
+	// src). Any other order renumbers the documents of every segment.
+	Order DocOrder
+	Seed  uint64 // of OrderShuffled
+}
+
+// ResealWith is Reseal with options.
+func ResealWith(src, dst string, p Params, opt ResealOptions) error {
 	if p == (Params{}) {
 		p = DefaultParams
 	}
@@ -47,7 +60,7 @@ func Reseal(src, dst string, p Params) error {
 		return err
 	}
 	defer ix.Close()
-	if err := reseal(ix, dst, p, created); err != nil {
+	if err := reseal(ix, dst, p, opt, created); err != nil {
 		removeResealed(dst, created)
 		return fmt.Errorf("reseal %s into %s: %w", src, dst, err)
 	}
@@ -73,7 +86,7 @@ func makeEmptyDir(dir string) (bool, error) {
 }
 
 // reseal writes ix's segments into the empty directory dst and commits them.
-func reseal(ix *Index, dst string, p Params, created bool) error {
+func reseal(ix *Index, dst string, p Params, opt ResealOptions, created bool) error {
 	lock, err := lockDir(dst)
 	if err != nil {
 		return err
@@ -95,7 +108,7 @@ func reseal(ix *Index, dst string, p Params, created bool) error {
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			outs[i], errs[i] = resealSegment(dst, segmentFileName(uint64(i+1)), s, entries[i].Class, p)
+			outs[i], errs[i] = resealSegment(dst, segmentFileName(uint64(i+1)), s, entries[i].Class, p, opt)
 		}()
 	}
 	wg.Wait()
@@ -123,7 +136,7 @@ func reseal(ix *Index, dst string, p Params, created bool) error {
 
 // resealSegment writes the live documents of s as the segment file name in
 // dir, built with p; a segment without live documents writes nothing.
-func resealSegment(dir, name string, s *Segment, class int, p Params) (ManifestSegment, error) {
+func resealSegment(dir, name string, s *Segment, class int, p Params, opt ResealOptions) (ManifestSegment, error) {
 	src := newMergeSource(s)
 	docs := make([]*analyzedDoc, 0, s.NumLive())
 	for d := 0; d < s.NumDocs(); d++ {
@@ -139,6 +152,7 @@ func resealSegment(dir, name string, s *Segment, class int, p Params) (ManifestS
 	if len(docs) == 0 {
 		return ManifestSegment{}, nil
 	}
+	reorder(docs, opt.Order, opt.Seed)
 	return writeSegmentFile(dir, name, docs, p, class)
 }
 

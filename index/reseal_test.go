@@ -257,3 +257,83 @@ func TestResealRefusesAndCleansUp(t *testing.T) {
 		t.Fatal("the zero Params validated")
 	}
 }
+
+// TestResealOrders reseals with documents shuffled and sorted by MinHash:
+// every segment keeps its documents (in another order), and both engines
+// give the source's answers.
+func TestResealOrders(t *testing.T) {
+	tmp := t.TempDir()
+	src := filepath.Join(tmp, "src")
+	sampleWithDeletes(t, src)
+	a, err := index.Open(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	sa, err := query.NewSearcher(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	qs := append(wordsOf(t, a, 80), "python exception", `"standard library"`, "lambda -python", "pyth*", "file OR directory")
+	for _, o := range []index.DocOrder{index.OrderShuffled, index.OrderMinHash} {
+		dst := filepath.Join(tmp, o.String())
+		if err := index.ResealWith(src, dst, index.DefaultParams, index.ResealOptions{Order: o, Seed: 3}); err != nil {
+			t.Fatal(err)
+		}
+		if rep, err := index.Check(dst); err != nil || len(rep.Problems) > 0 {
+			t.Fatalf("%v: check: %v %v", o, err, rep)
+		}
+		b, err := index.Open(dst)
+		if err != nil {
+			t.Fatal(err)
+		}
+		moved := 0
+		for i, x := range a.Segments() {
+			y := b.Segments()[i]
+			var kx, ky []string
+			for d := 0; d < x.NumDocs(); d++ {
+				if x.IsLive(d) {
+					kx = append(kx, x.DocKey(d))
+				}
+			}
+			for d := 0; d < y.NumDocs(); d++ {
+				ky = append(ky, y.DocKey(d))
+				if d < len(kx) && ky[d] != kx[d] {
+					moved++
+				}
+			}
+			slices.Sort(kx)
+			slices.Sort(ky)
+			if !slices.Equal(kx, ky) {
+				t.Fatalf("%v: segment %d holds other documents", o, i)
+			}
+		}
+		if moved == 0 {
+			t.Fatalf("%v: no document moved", o)
+		}
+		sb, err := query.NewSearcher(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx := context.Background()
+		for _, q := range qs {
+			ma, erra := sa.Matches(ctx, q)
+			mb, errb := sb.Matches(ctx, q)
+			if erra != nil || errb != nil {
+				if erra == nil || errb == nil {
+					t.Fatalf("%v %q: errors %v, %v", o, q, erra, errb)
+				}
+				continue
+			}
+			if !slices.Equal(matchKeys(a, ma), matchKeys(b, mb)) {
+				t.Fatalf("%v %q: answers differ", o, q)
+			}
+			ra, _ := sa.Search(ctx, query.Request{Query: q, Limit: 10})
+			rb, _ := sb.Search(ctx, query.Request{Query: q, Limit: 10})
+			if !slices.EqualFunc(ra.Hits, rb.Hits, func(x, y query.Hit) bool { return x.Key == y.Key && x.Score == y.Score }) {
+				t.Fatalf("%v %q: first pages differ", o, q)
+			}
+		}
+		b.Close()
+	}
+}

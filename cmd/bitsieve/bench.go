@@ -39,7 +39,8 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	quiet := fs.Bool("quiet", false, "no progress lines on stderr")
 	render := fs.String("render", "", "render a report saved with --json (tables, or --report FILE.html) instead of running")
 	sweep := fs.String("sweep", "", "instead of the full benchmark, a parameter sweep: reseal the index with each `SPEC` set in turn and time both engines on it, 1 thread\n"+
-		"(sets separated by ';', each key=value pairs separated by ',': density, snr, list (list density, 0: no lists), kmin, kmax;\n"+
+		"(sets separated by ';', each key=value pairs separated by ',': density, snr, list (list density, 0: no lists), kmin, kmax,\n"+
+		"order (kept, shuffled or minhash: the order of documents within segments);\n"+
 		"values are numbers or fractions like 1/64; keys left out take the defaults, and the defaults are always measured),\n"+
 		"e.g. 'density=0.1,snr=10,list=0;density=0.2,snr=5,list=1/64'")
 	if code, ok := parseFlags(fs, args); !ok {
@@ -52,7 +53,7 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	if len(files) == 0 && *sample <= 0 {
 		return fail(stderr, "no queries: give query files (--queries FILE) and/or --sample N")
 	}
-	var sets []index.Params
+	var sets []bench.SweepSet
 	if *sweep != "" {
 		var err error
 		if sets, err = bench.ParseSweep(*sweep); err != nil {
@@ -177,7 +178,7 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 
 // benchSweep runs the parameter sweep of bench --sweep on the index ix and
 // reports it.
-func benchSweep(ctx context.Context, ix *index.Index, sets []index.Params, files []string, texts [][]string, sample int, seed uint64,
+func benchSweep(ctx context.Context, ix *index.Index, sets []bench.SweepSet, files []string, texts [][]string, sample int, seed uint64,
 	opt bench.Options, asJSON bool, report, command string, stdout, stderr io.Writer) int {
 	sig, err := query.NewSearcher(ix)
 	if err != nil {
