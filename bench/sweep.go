@@ -26,13 +26,15 @@ import (
 // both engines as in Run, restricted to its equality pass and its
 // single-threaded latency runs (Options.LatencyOnly). Each set is thus
 // compared with the inverted engine in the same interleaved runs, on the
-// same queries; the inverted engine's structure is the same for every set.
+// same queries; the inverted engine's structure is the same for every set
+// that keeps the documents' order.
 
 // Sweep is the result of RunSweep.
 type Sweep struct {
 	Source string `json:"source"` // the index every set was resealed from
 	// PostingsBytes is the inverted engine's roaring bitmaps (without their
-	// offsets), the same for every set; Postings is Σ df.
+	// offsets) over the documents in indexing order, the same for every set
+	// in that order; Postings is Σ df.
 	PostingsBytes int64        `json:"postings_bytes"`
 	Postings      int64        `json:"postings"`
 	Points        []SweepPoint `json:"points"`
@@ -86,7 +88,8 @@ type SweepPoint struct {
 	ListBytes      int64   `json:"list_bytes"`
 	SignatureBytes int64   `json:"signature_bytes"`
 	BitsPerPosting float64 `json:"bits_per_posting"`
-	PostingsRatio  float64 `json:"postings_ratio"` // SignatureBytes / Sweep.PostingsBytes
+	PostingsBytes  int64   `json:"postings_bytes"` // the roaring bitmaps over this set's document order
+	PostingsRatio  float64 `json:"postings_ratio"` // SignatureBytes / PostingsBytes
 	PrivateRows    int     `json:"private_rows"`
 	SharedRows     int     `json:"shared_rows"`
 	Lists          int     `json:"lists"` // terms stored as lists, over all segments
@@ -170,17 +173,16 @@ func RunSweep(ctx context.Context, src string, w Workload, sets []SweepSet, opt 
 		}
 		say("set %d: %.2f bits per posting, %.2f%% false positives, match p50 %s against %s µs, %s",
 			i+1, pt.BitsPerPosting, 100*pt.Quality.FPRate, us(pt.Match.Signature.P50), us(pt.Match.Inverted.P50), equalityWord(pt.Equality))
+		// Roaring's size depends on document order too: each set is
+		// compared with the postings over its own layout.
+		if pt.PostingsBytes = run.Size.Component(CompPostings); pt.PostingsBytes > 0 {
+			pt.PostingsRatio = float64(pt.SignatureBytes) / float64(pt.PostingsBytes)
+		}
 		r.Sweep.Points = append(r.Sweep.Points, pt)
 		if i == 0 {
 			r.Index, r.Queries = run.Index, run.Queries
 			r.Sweep.Postings = run.Index.Postings
-		}
-		r.Sweep.PostingsBytes = run.Size.Component(CompPostings)
-	}
-	for i := range r.Sweep.Points {
-		pt := &r.Sweep.Points[i]
-		if r.Sweep.PostingsBytes > 0 {
-			pt.PostingsRatio = float64(pt.SignatureBytes) / float64(r.Sweep.PostingsBytes)
+			r.Sweep.PostingsBytes = pt.PostingsBytes
 		}
 	}
 	r.Index.Dir = src
@@ -587,7 +589,7 @@ func (r *Report) sweepHTMLData() htmlData {
 	}
 	d.Tables = append(d.Tables, st)
 	d.Method = []string{
-		"For each parameter set, the benchmark index is resealed into a temporary directory (index.Reseal): the same segments with the same documents in the same order, every segment rebuilt from its forward index and stored text with the set's parameters. The inverted engine's postings are then built over it in memory; they are the same for every set.",
+		"For each parameter set, the benchmark index is resealed into a temporary directory (index.ResealWith): the same segments with the same documents, in the same order unless the set names another, every segment rebuilt from its forward index and stored text with the set's parameters. The inverted engine's postings are then built over it in memory; they are the same for every set that keeps the order, and each set's size ratio is to the postings over its own order.",
 		fmt.Sprintf("Each set runs the same workload: an untimed pass checks that both engines give every query the same full match set and first page, and counts the signature's candidates and hits; after a warm-up pass, every query runs through the signature engine, then the inverted engine, %d times, single-threaded; its latency is the median of its runs. The ratio divides the signature engine's p50 by the inverted engine's p50 of the same runs, so load from elsewhere falls on both.", r.Reps),
 		"Bits per posting divide the signature's own structure (term rows without the live row, plus list entries of 16 bits) by Σ df. FP is the share of candidates that verification rejected.",
 	}
