@@ -53,15 +53,9 @@ func (r *Report) classesWithData() []string {
 
 func (r *Report) htmlData() htmlData {
 	d := htmlData{R: r, Title: "bitsieve bench: " + r.Index.Dir, OK: r.Equality.OK()}
-	m := r.Machine
-	d.Summary = []string{
+	d.Summary = append([]string{
 		fmt.Sprintf("%s documents in %d segments, %s postings.", commas(int64(r.Index.Documents)), r.Index.Segments, commas(r.Index.Postings)),
-		fmt.Sprintf("Machine: %s, %d cores (GOMAXPROCS %d), %s RAM, L2 %s, LLC %s; %s %s; kernel %s.",
-			orUnknown(m.CPU), m.Cores, m.GOMAXPROCS, HumanBytes(m.MemoryBytes), HumanBytes(m.L2Bytes), HumanBytes(m.LLCBytes), m.Go, m.OS, m.Kernel),
-	}
-	if m.Revision != "" {
-		d.Summary = append(d.Summary, "bitsieve built from revision "+m.Revision+".")
-	}
+	}, r.Machine.summary()...)
 	var src []string
 	for _, s := range r.Queries.Sources {
 		t := fmt.Sprintf("%s (%s", s.Name, commas(int64(s.Queries)))
@@ -312,3 +306,13 @@ ul.method li { margin: .4em 0; }
 </body>
 </html>
 `))
+
+// summary is the machine and build lines of a report's page.
+func (m Machine) summary() []string {
+	s := []string{fmt.Sprintf("Machine: %s, %d cores (GOMAXPROCS %d), %s RAM, L2 %s, LLC %s; %s %s; kernel %s.",
+		orUnknown(m.CPU), m.Cores, m.GOMAXPROCS, HumanBytes(m.MemoryBytes), HumanBytes(m.L2Bytes), HumanBytes(m.LLCBytes), m.Go, m.OS, m.Kernel)}
+	if m.Revision != "" {
+		s = append(s, "bitsieve built from revision "+m.Revision+".")
+	}
+	return s
+}

@@ -426,7 +426,7 @@ func (r *Report) writeSweepText(w io.Writer) {
 	sw := r.Sweep
 	m := r.Machine
 	fmt.Fprintf(w, "bitsieve bench --sweep: %s\n", sw.Source)
-	fmt.Fprintf(w, "  %s documents in %d segments, %s postings; roaring postings %s (%.2f bits per posting)\n",
+	fmt.Fprintf(w, "  %s documents in %d segments, %s postings; roaring postings %s (%.2f bits per posting) in indexing order\n",
 		commas(int64(r.Index.Documents)), r.Index.Segments, commas(sw.Postings), HumanBytes(sw.PostingsBytes), sw.invBits())
 	fmt.Fprintf(w, "  machine: %s, %d cores (GOMAXPROCS %d), %s RAM; %s %s\n", orUnknown(m.CPU), m.Cores, m.GOMAXPROCS, HumanBytes(m.MemoryBytes), m.Go, m.OS)
 	if m.Revision != "" {
@@ -507,17 +507,11 @@ func pct(x float64) string { return fmt.Sprintf("%.2f%%", 100*x) }
 // sweepHTMLData lays out a sweep's report for the HTML page.
 func (r *Report) sweepHTMLData() htmlData {
 	sw := r.Sweep
-	m := r.Machine
 	d := htmlData{R: r, Title: "bitsieve bench --sweep: " + sw.Source, OK: r.SweepOK()}
-	d.Summary = []string{
-		fmt.Sprintf("%s documents in %d segments, %s postings; the inverted engine's roaring postings take %s (%.2f bits per posting) for every set.",
+	d.Summary = append([]string{
+		fmt.Sprintf("%s documents in %d segments, %s postings; the inverted engine's roaring postings take %s (%.2f bits per posting) for every set that keeps the documents' order.",
 			commas(int64(r.Index.Documents)), r.Index.Segments, commas(sw.Postings), HumanBytes(sw.PostingsBytes), sw.invBits()),
-		fmt.Sprintf("Machine: %s, %d cores (GOMAXPROCS %d), %s RAM, L2 %s, LLC %s; %s %s; kernel %s.",
-			orUnknown(m.CPU), m.Cores, m.GOMAXPROCS, HumanBytes(m.MemoryBytes), HumanBytes(m.L2Bytes), HumanBytes(m.LLCBytes), m.Go, m.OS, m.Kernel),
-	}
-	if m.Revision != "" {
-		d.Summary = append(d.Summary, "bitsieve built from revision "+m.Revision+".")
-	}
+	}, r.Machine.summary()...)
 	var src []string
 	for _, s := range r.Queries.Sources {
 		src = append(src, fmt.Sprintf("%s (%s)", s.Name, commas(int64(s.Queries))))

@@ -266,6 +266,11 @@ func allHits(t *testing.T, s *Searcher, q string) ([]string, *Result, error) {
 
 // checkExact runs n generated queries and compares each with brute force.
 func checkExact(t *testing.T, docs []index.Document, opt index.WriterOptions, n int, seed uint64) {
+	checkExactIn(t, createIndex(t, docs, opt), docs, n, seed)
+}
+
+// createIndex indexes docs into a new index in a temporary directory.
+func createIndex(t *testing.T, docs []index.Document, opt index.WriterOptions) string {
 	dir := t.TempDir()
 	w, err := index.Create(dir, opt)
 	if err != nil {
@@ -277,7 +282,7 @@ func checkExact(t *testing.T, docs []index.Document, opt index.WriterOptions, n 
 	if _, err := w.Commit(); err != nil {
 		t.Fatal(err)
 	}
-	checkExactIn(t, dir, docs, n, seed)
+	return dir
 }
 
 // treatments counts the terms of every kind over an index's segments.
@@ -430,17 +435,7 @@ func TestExactGeneratedLists(t *testing.T) {
 		{Density: 0.2, SNR: 10, KMin: 1, KMax: 12, ListDensity: 0.2},
 	} {
 		t.Run(fmt.Sprintf("list-density-%v", p.ListDensity), func(t *testing.T) {
-			dir := t.TempDir()
-			w, err := index.Create(dir, index.WriterOptions{Params: p, Capacity: 1000})
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, d := range docs {
-				w.Add(d)
-			}
-			if _, err := w.Commit(); err != nil {
-				t.Fatal(err)
-			}
+			dir := createIndex(t, docs, index.WriterOptions{Params: p, Capacity: 1000})
 			private, shared, lists := treatments(t, dir)
 			t.Logf("terms: %d private, %d shared, %d lists", private, shared, lists)
 			if lists == 0 || private == 0 || (shared == 0) != (p.ListDensity == p.Density) {

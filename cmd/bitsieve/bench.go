@@ -154,19 +154,10 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	rep.Size = bench.Sizes(ix, post)
 	rep.Command = "bitsieve bench " + strings.Join(args, " ")
 
-	if *asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(rep); err != nil {
-			return fail(stderr, "%v", err)
-		}
-	} else if err := rep.WriteText(stdout); err != nil {
+	if err := emitReport(rep, *asJSON, *report, stdout); err != nil {
 		return fail(stderr, "%v", err)
 	}
 	if *report != "" {
-		if err := writeReport(*report, rep); err != nil {
-			return fail(stderr, "cannot write the report: %v", err)
-		}
 		say("wrote %s", *report)
 	}
 	if !rep.Equality.OK() {
@@ -203,23 +194,11 @@ func benchSweep(ctx context.Context, ix *index.Index, sets []bench.SweepSet, fil
 		return fail(stderr, "%v", err)
 	}
 	rep.Command = command
-	if asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		err = enc.Encode(rep)
-	} else {
-		err = rep.WriteText(stdout)
-	}
-	if err != nil {
+	if err := emitReport(rep, asJSON, report, stdout); err != nil {
 		return fail(stderr, "%v", err)
 	}
-	if report != "" {
-		if err := writeReport(report, rep); err != nil {
-			return fail(stderr, "cannot write the report: %v", err)
-		}
-		if opt.Progress != nil {
-			fmt.Fprintf(opt.Progress, "bench: wrote %s\n", report)
-		}
+	if report != "" && opt.Progress != nil {
+		fmt.Fprintf(opt.Progress, "bench: wrote %s\n", report)
 	}
 	if !rep.SweepOK() {
 		fmt.Fprintln(stderr, "bitsieve: the engines answered some queries differently (listed above)")
@@ -239,20 +218,8 @@ func renderReport(path, html string, asJSON bool, stdout, stderr io.Writer) int 
 	if err != nil {
 		return fail(stderr, "%s: %v", path, err)
 	}
-	if asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		err = enc.Encode(rep)
-	} else {
-		err = rep.WriteText(stdout)
-	}
-	if err != nil {
+	if err := emitReport(rep, asJSON, html, stdout); err != nil {
 		return fail(stderr, "%v", err)
-	}
-	if html != "" {
-		if err := writeReport(html, rep); err != nil {
-			return fail(stderr, "cannot write the report: %v", err)
-		}
 	}
 	return exitOK
 }
@@ -266,6 +233,28 @@ func textBytes(ix *index.Index) int64 {
 		}
 	}
 	return n
+}
+
+// emitReport prints rep as JSON or as text tables, then writes its HTML page
+// to html unless html is "".
+func emitReport(rep *bench.Report, asJSON bool, html string, stdout io.Writer) error {
+	var err error
+	if asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		err = enc.Encode(rep)
+	} else {
+		err = rep.WriteText(stdout)
+	}
+	if err != nil {
+		return err
+	}
+	if html != "" {
+		if err := writeReport(html, rep); err != nil {
+			return fmt.Errorf("cannot write the report: %w", err)
+		}
+	}
+	return nil
 }
 
 func writeReport(path string, rep *bench.Report) error {
