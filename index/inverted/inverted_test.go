@@ -131,7 +131,7 @@ func TestBuildMatchesBruteForce(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, s := range x.Segments() {
-		if s.Name() != FileName(s.Segment().Name()) || !strings.HasSuffix(s.Name(), ".v1.inv") {
+		if s.Name() != FileName(s.Segment().Name()) || !strings.HasSuffix(s.Name(), fmt.Sprintf(".v%d.inv", index.FormatVersion)) {
 			t.Fatalf("postings file %s for segment %s", s.Name(), s.Segment().Name())
 		}
 		if s.FileBytes() <= s.PostingsBytes()+s.OffsetsBytes() {
