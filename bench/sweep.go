@@ -83,7 +83,7 @@ type SweepPoint struct {
 
 	ResealSeconds float64 `json:"reseal_seconds"`
 	// The signature's own structure: term rows (the live row excluded) and
-	// list entries (16 bits each); SignatureBytes is their sum.
+	// the lists section (plain or chunked lists); SignatureBytes is their sum.
 	RowBytes       int64   `json:"row_bytes"`
 	ListBytes      int64   `json:"list_bytes"`
 	SignatureBytes int64   `json:"signature_bytes"`

@@ -1,6 +1,7 @@
 package index
 
 import (
+	"errors"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -70,4 +71,36 @@ func TestListEncodings(t *testing.T) {
 	if kinds[true] == 0 || kinds[false] == 0 {
 		t.Fatalf("encodings used: %v; the test needs both", kinds)
 	}
+}
+
+// TestMalformedListRefused damages a chunked list of a real segment, without
+// fixing its checksum (the structure is checked even where checksums are
+// not), and expects open to name the lists section.
+func TestMalformedListRefused(t *testing.T) {
+	data := smallSegment(t, 300, 5)
+	s, err := newSegment("a.seg", data, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sec := s.secs[secLists]
+	for id := 0; id < s.NumTerms(); id++ {
+		tr := s.Treatment(TermID(id))
+		if !tr.List || !s.List(TermID(id)).Chunked() || s.DF(TermID(id)) >= 256 {
+			continue
+		}
+		for name, damage := range map[string]func(b []byte){
+			"a chunk claims 256 entries":     func(b []byte) { b[1] = 255 },
+			"a chunk past the last document": func(b []byte) { b[0] = 255 },
+		} {
+			bad := slices.Clone(data)
+			damage(bad[sec.Offset+uint64(tr.ListAt):])
+			_, err := newSegment("a.seg", bad, false)
+			var ce *CorruptError
+			if err == nil || !errors.As(err, &ce) || ce.Section != "lists" {
+				t.Fatalf("%s: open says %v, want a damaged lists section", name, err)
+			}
+		}
+		return
+	}
+	t.Fatal("the segment has no chunked list to damage")
 }

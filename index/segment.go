@@ -153,8 +153,8 @@ func newSegment(path string, data []byte, verify bool) (*Segment, error) {
 			if off > len(lists) {
 				size = -1
 			} else if t&chunkedFlag != 0 {
-				if size = chunkedEnd(lists[off:], df, chunks); size%2 != 0 {
-					size++
+				if size = chunkedEnd(lists[off:], df, chunks); size > 0 && size%2 != 0 {
+					size++ // the padding byte
 				}
 			}
 			if size < 0 || off+size > len(lists) {
