@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/bitsieve/bitsieve/bench"
 	"github.com/bitsieve/bitsieve/corpus"
 	"github.com/bitsieve/bitsieve/index"
 	"github.com/bitsieve/bitsieve/tokenize"
@@ -310,17 +311,8 @@ func errText(err error) string {
 	return err.Error()
 }
 
-func humanBytes(n int64) string {
-	switch {
-	case n >= 1<<30:
-		return fmt.Sprintf("%.2f GiB", float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d B", n)
-}
+// humanBytes formats a byte count with binary units, as the bench reports do.
+func humanBytes(n int64) string { return bench.HumanBytes(n) }
 
 // progress draws a one-line progress report on a terminal.
 type progress struct {
