@@ -207,8 +207,9 @@ func drawSegment(seg *index.Segment, sg query.SegmentSteps, survivors int) segme
 			if i == 0 {
 				s.Label = shorten(st.Term, 12)
 			}
-			switch id, _ := seg.Lookup(st.Term); {
+			switch {
 			case r.List:
+				id, _ := seg.Lookup(st.Term)
 				row = query.ListBits(seg, id)
 				s.Class, s.Row = "private", "list"
 			case r.Private:
