@@ -2,7 +2,6 @@ package bench
 
 import (
 	"fmt"
-	"math/bits"
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
@@ -173,47 +172,11 @@ func timeRows(ix *index.Index) (float64, error) {
 // rowsSink keeps rebuilt rows observable so the work is not optimized away.
 var rowsSink atomic.Uint64
 
+// buildRows rebuilds a segment's rows with the writer's own code.
 func buildRows(seg *index.Segment) error {
-	words := seg.RowWords()
-	rows := make([]uint64, seg.NumRows()*words)
-	start := make([]int32, seg.NumTerms()+1)
-	byID := make([][]int, seg.NumTerms())
-	seg.Terms(func(term string, id index.TermID) bool {
-		byID[id] = seg.TermRows(nil, term, id)
-		return true
-	})
-	var flat []int32
-	for id, rs := range byID {
-		start[id] = int32(len(flat))
-		for _, r := range rs {
-			flat = append(flat, int32(r))
-		}
-	}
-	start[len(byID)] = int32(len(flat))
-	var fwd []index.Posting
-	var err error
-	for d := 0; d < seg.NumDocs(); d++ {
-		w, bit := d/64, uint64(1)<<(d%64)
-		rows[w] |= bit
-		if fwd, err = seg.Forward(fwd[:0], d); err != nil {
-			return err
-		}
-		for _, p := range fwd {
-			for _, r := range flat[start[p.Term]:start[p.Term+1]] {
-				rows[int(r)*words+w] |= bit
-			}
-		}
-	}
-	pop := make([]uint32, seg.NumRows())
-	for r := range pop {
-		c := 0
-		for _, x := range rows[r*words : (r+1)*words] {
-			c += bits.OnesCount64(x)
-		}
-		pop[r] = uint32(c)
-	}
+	pop, err := seg.RebuildRows()
 	if len(pop) > 0 {
 		rowsSink.Add(uint64(pop[len(pop)-1]))
 	}
-	return nil
+	return err
 }

@@ -58,17 +58,18 @@ type SweepParams struct {
 	KMin        int     `json:"kmin"`
 	KMax        int     `json:"kmax"`
 	ListDensity float64 `json:"list_density"`
+	Rank        int     `json:"rank"`
 	Order       string  `json:"order,omitempty"`
 }
 
 // Index converts p to index.Params.
 func (p SweepParams) Index() index.Params {
-	return index.Params{Density: p.Density, SNR: p.SNR, KMin: p.KMin, KMax: p.KMax, ListDensity: p.ListDensity}
+	return index.Params{Density: p.Density, SNR: p.SNR, KMin: p.KMin, KMax: p.KMax, ListDensity: p.ListDensity, Rank: p.Rank}
 }
 
 func sweepParams(set SweepSet) SweepParams {
 	p := set.Params
-	sp := SweepParams{Density: p.Density, SNR: p.SNR, KMin: p.KMin, KMax: p.KMax, ListDensity: p.ListDensity}
+	sp := SweepParams{Density: p.Density, SNR: p.SNR, KMin: p.KMin, KMax: p.KMax, ListDensity: p.ListDensity, Rank: p.Rank}
 	if set.Order != index.OrderKept {
 		sp.Order = set.Order.String()
 	}
@@ -271,7 +272,7 @@ func (r *Report) SweepOK() bool {
 }
 
 // sweepKeys are the parameter names of a sweep specification.
-const sweepKeys = "density, snr, list, kmin, kmax, order"
+const sweepKeys = "density, snr, list, rank, kmin, kmax, order"
 
 // ParseSweep reads a sweep specification: parameter sets separated by ";",
 // each a comma-separated list of key=value pairs,
@@ -356,6 +357,11 @@ func parseSweepSet(s string) (SweepSet, error) {
 			p.SNR = x
 		case "list":
 			p.ListDensity = x
+		case "rank":
+			if x != math.Trunc(x) {
+				return set, fmt.Errorf("rank: %q is not a whole number", v)
+			}
+			p.Rank = int(x)
 		case "kmin", "kmax":
 			if x != math.Trunc(x) || x < 0 || x > 64 {
 				return set, fmt.Errorf("%s: %q is not a whole number of rows", k, v)

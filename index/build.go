@@ -60,6 +60,9 @@ type segmentHeader struct {
 	Ranks       int   // row ranks present (1: rank 0 only)
 	ListDensity float64
 	Lists       int // terms stored as lists
+	Rank        int // the higher rank of shared rows (0: none)
+	HighRows    int // shared rows at that rank
+	HighWords   int // words of each of them
 }
 
 func (h *segmentHeader) encode() []byte {
@@ -74,6 +77,9 @@ func (h *segmentHeader) encode() []byte {
 	b = binary.LittleEndian.AppendUint32(b, uint32(h.Ranks))
 	b = binary.LittleEndian.AppendUint64(b, math.Float64bits(h.ListDensity))
 	b = binary.LittleEndian.AppendUint32(b, uint32(h.Lists))
+	for _, v := range []int{h.Rank, h.HighRows, h.HighWords} {
+		b = binary.LittleEndian.AppendUint32(b, uint32(v))
+	}
 	return append(b, make([]byte, paramsSize-len(b))...)
 }
 
@@ -90,6 +96,9 @@ func decodeHeader(b []byte) segmentHeader {
 
 		ListDensity: math.Float64frombits(binary.LittleEndian.Uint64(b[64:])),
 		Lists:       int(binary.LittleEndian.Uint32(b[72:])),
+		Rank:        u(19),
+		HighRows:    u(20),
+		HighWords:   u(21),
 	}
 }
 
@@ -118,19 +127,26 @@ func buildSegment(w io.Writer, docs []*analyzedDoc, p Params, class int) (segmen
 	n := len(docs)
 
 	// Dictionary: local term index → df, then termIDs by descending df.
+	// groups counts the distinct groups of 2^Rank documents holding each
+	// term: the bits it sets in a row of that rank.
 	local := make(map[string]int32)
 	var terms []string
-	var dfs []int
-	for _, d := range docs {
+	var dfs, groups, lastGroup []int
+	for doc, d := range docs {
+		g := doc >> p.Rank
 		for _, t := range d.terms {
 			i, ok := local[t.term]
 			if !ok {
 				i = int32(len(terms))
 				local[t.term] = i
 				terms = append(terms, t.term)
-				dfs = append(dfs, 0)
+				dfs, groups, lastGroup = append(dfs, 0), append(groups, 0), append(lastGroup, -1)
 			}
 			dfs[i]++
+			if lastGroup[i] != g {
+				groups[i]++
+				lastGroup[i] = g
+			}
 		}
 	}
 	order := make([]int32, len(terms)) // termID → local index
@@ -149,11 +165,11 @@ func buildSegment(w io.Writer, docs []*analyzedDoc, p Params, class int) (segmen
 	}
 
 	// Row treatments. Row 0 is the live row, private rows follow in termID
-	// order, then the shared rows.
+	// order, then the shared rows of rank 0, then those of the higher rank.
 	// Lists are first gathered as entries (a list's first entry is kept in
 	// its treatment word meanwhile), then encoded (lists.go).
-	treat := make([]uint32, len(terms)) // by termID: private row | privateFlag, first entry | listFlag, or k
-	private, bitsSet := 0, 0
+	treat := make([]uint32, len(terms)) // by termID: private row | privateFlag, first entry | listFlag, or the shared counts
+	private, bits0, bitsH, maxK0, maxKH := 0, 0, 0, 0, 0
 	nlists, entries := 0, 0
 	noLists := p
 	noLists.ListDensity = 0
@@ -162,39 +178,44 @@ func buildSegment(w io.Writer, docs []*analyzedDoc, p Params, class int) (segmen
 		if t.List && entries+dfs[li] > maxListEntries {
 			t = noLists.treat(dfs[li], n)
 		}
-		if t.Private {
+		switch {
+		case t.Private:
 			private++
 			treat[id] = privateFlag | uint32(private)
-		} else if t.List {
+		case t.List:
 			treat[id] = listFlag | uint32(entries)
 			entries += dfs[li]
 			nlists++
-		} else {
-			treat[id] = uint32(t.K)
-			bitsSet += t.K * dfs[li]
+		default:
+			treat[id] = sharedWord(t.K, t.KHigh)
+			bits0 += t.K * dfs[li]
+			bitsH += t.KHigh * groups[li]
+			maxK0, maxKH = max(maxK0, t.K), max(maxKH, t.KHigh)
 		}
 	}
-	m := p.sharedRowCount(bitsSet, n)
-	words := rowWords(n)
-	nrows := 1 + private + m
-	rows := make([]uint64, nrows*words)
+	rank := p.Rank
+	m0 := p.sharedRowCount(bits0, n, maxK0)
+	mh := p.sharedRowCount(bitsH, (n+(1<<rank)-1)>>rank, maxKH)
+	if mh == 0 {
+		rank = 0
+	}
+	sig := newSignature(n, 1+private+m0, mh, rank)
 
-	// Row indexes of every term, flattened: rowsOf[rowStart[id]:rowStart[id+1]].
+	// Row numbers of every term, flattened: rowsOf[rowStart[id]:rowStart[id+1]].
 	rowStart := make([]int32, len(terms)+1)
 	var rowsOf []int32
 	var tmp []int
 	for id, li := range order {
 		rowStart[id] = int32(len(rowsOf))
-		if treat[id]&privateFlag != 0 {
-			rowsOf = append(rowsOf, int32(treat[id]&^privateFlag))
-			continue
-		}
-		if treat[id]&listFlag != 0 {
-			continue
-		}
-		tmp = sharedRows(tmp[:0], termHash(terms[li]), int(treat[id]), m)
-		for _, r := range tmp {
-			rowsOf = append(rowsOf, int32(1+private+r))
+		switch w := treat[id]; {
+		case w&privateFlag != 0:
+			rowsOf = append(rowsOf, int32(w&^privateFlag))
+		case w&listFlag == 0:
+			k0, kh := decodeShared(w)
+			tmp = termRows(tmp[:0], termHash(terms[li]), k0, kh, 1+private, m0, mh)
+			for _, r := range tmp {
+				rowsOf = append(rowsOf, int32(r))
+			}
 		}
 	}
 	rowStart[len(terms)] = int32(len(rowsOf))
@@ -209,8 +230,7 @@ func buildSegment(w io.Writer, docs []*analyzedDoc, p Params, class int) (segmen
 	type idtf struct{ id, tf uint32 }
 	var ids []idtf
 	for doc, d := range docs {
-		word, bit := doc/64, uint64(1)<<(doc%64)
-		rows[word] |= bit
+		sig.set(doc, 0)
 		ids = ids[:0]
 		for _, t := range d.terms {
 			id := idOf[local[t.term]]
@@ -221,7 +241,7 @@ func buildSegment(w io.Writer, docs []*analyzedDoc, p Params, class int) (segmen
 				continue
 			}
 			for _, r := range rowsOf[rowStart[id]:rowStart[id+1]] {
-				rows[int(r)*words+word] |= bit
+				sig.set(doc, int(r))
 			}
 		}
 		slices.SortFunc(ids, func(a, b idtf) int { return int(a.id) - int(b.id) })
@@ -252,14 +272,7 @@ func buildSegment(w io.Writer, docs []*analyzedDoc, p Params, class int) (segmen
 		}
 	}
 
-	pop := make([]uint32, nrows)
-	for r := range pop {
-		c := 0
-		for _, x := range rows[r*words : (r+1)*words] {
-			c += bits.OnesCount64(x)
-		}
-		pop[r] = uint32(c)
-	}
+	pop := sig.popcounts()
 
 	// Document table and store.
 	recs := make([]byte, 0, n*docRecordSize)
@@ -307,10 +320,11 @@ func buildSegment(w io.Writer, docs []*analyzedDoc, p Params, class int) (segmen
 	flush()
 
 	hdr := segmentHeader{
-		Docs: n, Terms: len(terms), PrivateRows: private, SharedRows: m, RowWords: words,
+		Docs: n, Terms: len(terms), PrivateRows: private, SharedRows: m0, RowWords: sig.words,
 		Class: class, KMin: p.KMin, KMax: p.KMax, Density: p.Density, SNR: p.SNR,
-		Tokens: tokens, Blocks: nblocks, Ranks: 1,
+		Tokens: tokens, Blocks: nblocks, Ranks: sig.ranks(),
 		ListDensity: p.ListDensity, Lists: nlists,
+		Rank: p.Rank, HighRows: mh, HighWords: sig.hwords,
 	}
 
 	// Terms section: sorted dictionary offsets, sorted position → termID,
@@ -345,7 +359,7 @@ func buildSegment(w io.Writer, docs []*analyzedDoc, p Params, class int) (segmen
 	}{
 		{secParams, [][]byte{hdr.encode()}},
 		{secTerms, [][]byte{u32AsBytes(strOff), u32AsBytes(sortedID), u32AsBytes(info), blob}},
-		{secRows, [][]byte{wordsAsBytes(rows)}},
+		{secRows, [][]byte{wordsAsBytes(sig.bits)}},
 		{secRowStats, [][]byte{u32AsBytes(pop)}},
 		{secLists, [][]byte{lists}},
 		{secForward, [][]byte{wordsAsBytes(fwdOff), fwd}},

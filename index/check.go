@@ -104,13 +104,12 @@ func (s *Segment) checkInvariants() []error {
 	s.Terms(func(t string, id TermID) bool { terms[id] = t; return true })
 
 	// Rows: popcounts, no bits past the last document, live row as built.
-	tailStart := n
 	for r := 0; r < s.NumRows(); r++ {
 		row := s.Row(r)
 		if popcount(row) != s.RowCount(r) {
 			bad("rowstats", "row %d has %d bits, its count says %d", r, popcount(row), s.RowCount(r))
 		}
-		for d := tailStart; d < len(row)*64; d++ {
+		for d := s.RowColumns(r); d < len(row)*64; d++ {
 			if row[d/64]&(1<<(d%64)) != 0 {
 				bad("rows", "row %d has a bit past the last document", r)
 				break
@@ -163,7 +162,7 @@ func (s *Segment) checkInvariants() []error {
 			}
 			rows = s.TermRows(rows[:0], terms[p.Term], p.Term)
 			for _, r := range rows {
-				if s.Row(r)[d/64]&(1<<(d%64)) == 0 {
+				if c := d >> s.RowRank(r); s.Row(r)[c/64]&(1<<(c%64)) == 0 {
 					bad("rows", "document %d contains %q but row %d lacks its bit", d, terms[p.Term], r)
 				}
 			}

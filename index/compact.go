@@ -142,7 +142,9 @@ func planCompaction(m *Manifest, opt CompactOptions) []int {
 		if s.Deleted > 0 && float64(s.Deleted) > opt.Policy.MaxDeletedFraction*float64(s.Docs) {
 			group = append(group, i)
 		} else if !full {
-			t := bits.Len(uint(s.Live())) / 2
+			// Segments merge only within a band of length classes, so the
+			// pieces of a merge are full or alone in their band and tier.
+			t := bits.Len(uint(s.Live()))/2 + 64*classBand(s.Class)
 			tiers[t] = append(tiers[t], i)
 		}
 	}
@@ -273,8 +275,8 @@ func merge(dir string, m *Manifest, group []int, opt CompactOptions, st *Compact
 // maxBytes/4 of text) and at most capacity documents (or maxBytes): every
 // piece but a lone one is then full (planCompaction), so a merge of small
 // segments always yields fewer, larger ones and the policy cannot loop.
-// Neighbouring classes differ in length by a factor of two; only classes
-// too small to fill half a segment share one.
+// Neighbouring classes differ in length by a factor of two; only classes of
+// one band (classBand) too small to fill half a segment share one.
 func packLeftovers(classes map[int]*classBuffer, capacity int, maxBytes int64) (groups [][]*analyzedDoc, class []int) {
 	keys := make([]int, 0, len(classes))
 	for c, b := range classes {
@@ -291,6 +293,9 @@ func packLeftovers(classes map[int]*classBuffer, capacity int, maxBytes int64) (
 		cur, curBytes = nil, 0
 	}
 	for _, c := range keys {
+		if len(cur) > 0 && classBand(c) != classBand(curClass) {
+			cut()
+		}
 		for _, d := range classes[c].docs {
 			if len(cur) >= capacity || (len(cur) > 0 && curBytes+int64(len(d.doc.Text)) > maxBytes) {
 				cut()
@@ -307,7 +312,7 @@ func packLeftovers(classes map[int]*classBuffer, capacity int, maxBytes int64) (
 		cut()
 	}
 	// A small last piece joins the one before when both fit in one segment.
-	if n := len(groups); n >= 2 && len(groups[n-1])+len(groups[n-2]) <= capacity && sumText(groups[n-1])+sumText(groups[n-2]) <= maxBytes {
+	if n := len(groups); n >= 2 && classBand(class[n-1]) == classBand(class[n-2]) && len(groups[n-1])+len(groups[n-2]) <= capacity && sumText(groups[n-1])+sumText(groups[n-2]) <= maxBytes {
 		groups[n-2] = append(groups[n-2], groups[n-1]...)
 		class[n-2] = class[n-1]
 		groups, class = groups[:n-1], class[:n-1]

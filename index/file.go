@@ -25,7 +25,7 @@ import (
 
 // FormatVersion is the version of the index files this bitsieve reads and
 // writes (docs/format.md). It is part of every file name.
-const FormatVersion = 2
+const FormatVersion = 3
 
 const (
 	headerSize    = 64
@@ -196,7 +196,7 @@ func readSections(name string, data []byte, kind string) (map[uint32]section, er
 		return nil, bad("not a bitsieve %q file (bad magic)", kind)
 	}
 	if v := binary.LittleEndian.Uint32(data[12:]); v != formatVersion {
-		return nil, fmt.Errorf("%s: format version %d is not supported (this bitsieve reads version %d)", name, v, formatVersion)
+		return nil, fmt.Errorf("%s: index format version %d is not supported (this bitsieve reads version %d); rebuild the index with bitsieve index --rebuild", name, v, formatVersion)
 	}
 	if !allZero(data[16:headerSize]) {
 		return nil, bad("reserved header bytes are not zero")

@@ -121,48 +121,78 @@ func TestRoundTrip(t *testing.T) {
 }
 
 func TestTreatment(t *testing.T) {
-	p := DefaultParams
-	if tr := p.treat(6554, 65536); !tr.Private {
-		t.Errorf("df/n = 0.1 should get a private row, got %+v", tr)
+	p := DefaultParams // density 0.2, snr 10, lists below 1/256, rank 3
+	if tr := p.treat(13108, 65536); !tr.Private {
+		t.Errorf("df/n = 0.2 should get a private row, got %+v", tr)
 	}
 	// In a 100-document segment a row is 512 bits: a list of 10 is smaller.
 	if tr := p.treat(10, 100); !tr.List {
 		t.Errorf("df 10 of 100 should get a list, got %+v", tr)
 	}
-	// At density 0.1 a list is smaller than k ≥ 2 shared rows.
-	if tr := p.treat(3000, 65536); !tr.List {
-		t.Errorf("f=0.046: got %+v, want a list", tr)
+	// f = 0.04: 8·f > 1/4, so rank-0 rows only: 0.2^k/f ≤ 1/10 needs k = 4;
+	// 4 rows cost more than a private row only from f = 0.05.
+	if tr := p.treat(2621, 65536); tr.Private || tr.List || tr.K != 4 || tr.KHigh != 0 {
+		t.Errorf("f=0.04: got %+v, want k=4 at rank 0", tr)
 	}
-	// At density 0.5, k shared rows cost 2k bits a posting, a list 16:
-	// f = 0.05, snr 20: ceil(ln(0.0025)/ln(0.5)) = 9 rows, a list;
-	// snr 1: ceil(ln(0.05)/ln(0.5)) = 5 shared rows.
-	half := Params{Density: 0.5, SNR: 20, KMin: 1, KMax: 12, ListDensity: 1.0 / 1024}
-	if tr := half.treat(3277, 65536); !tr.List {
-		t.Errorf("density 0.5, snr 20, f=0.05: got %+v, want a list", tr)
+	if tr := p.treat(3277, 65536); !tr.Private {
+		t.Errorf("f=0.05: got %+v, want a private row (smaller than 4 shared rows)", tr)
 	}
-	half.SNR = 1
-	if tr := half.treat(3277, 65536); tr.List || tr.K != 5 {
-		t.Errorf("density 0.5, snr 1, f=0.05: got %+v, want k=5", tr)
+	// f = 0.01: five rows, three at rank 0 and two at rank 3:
+	// 0.2^3·(7 + 0.2^2/0.01) = 0.088 ≤ 1/10, while every split of four
+	// rows, and 2+3 of five, is above it.
+	if tr := p.treat(655, 65536); tr.K != 3 || tr.KHigh != 2 {
+		t.Errorf("f=0.01: got %+v, want k=3 at rank 0 and 2 at rank 3", tr)
+	}
+	noRank := p
+	noRank.Rank = 0
+	if tr := noRank.treat(655, 65536); tr.K != 5 || tr.KHigh != 0 {
+		t.Errorf("f=0.01 without ranks: got %+v, want k=5", tr)
 	}
 	noLists := p
 	noLists.ListDensity = 0
-	// f = 0.05: ceil(ln(0.005)/ln(0.1)) = 3.
-	if tr := noLists.treat(5, 100); tr.Private || tr.List || tr.K != 3 {
-		t.Errorf("f=0.05: got %+v, want k=3", tr)
+	if tr := noLists.treat(4, 100); tr.Private || tr.List || tr.K != 4 {
+		t.Errorf("f=0.04 of 100 without lists: got %+v, want k=4", tr)
 	}
-	// f = 1/65536: a list by default; without lists
-	// ceil(ln(1.53e-6)/ln(0.1)) = 6 shared rows.
+	// f = 1/65536: a list by default; past MaxListDocs 3 + 6 rows.
 	if tr := p.treat(1, 65536); !tr.List {
 		t.Errorf("f=1/65536: got %+v, want a list", tr)
 	}
-	if tr := p.treat(1, MaxListDocs+1); tr.List {
-		t.Errorf("a segment of %d documents got a list: %+v", MaxListDocs+1, tr)
+	if tr := p.treat(1, MaxListDocs+1); tr.List || tr.K != 3 || tr.KHigh != 6 {
+		t.Errorf("a segment of %d documents: got %+v, want 3+6 shared rows", MaxListDocs+1, tr)
 	}
-	if tr := noLists.treat(1, 65536); tr.List || tr.K != 6 {
-		t.Errorf("f=1/65536 without lists: got %+v, want k=6", tr)
+	if m := p.sharedRowCount(3000, 1000, 1); m != 15 {
+		t.Errorf("m = %d, want 15", m)
 	}
-	if m := p.sharedRowCount(3000, 1000); m != 30 {
-		t.Errorf("m = %d, want 30", m)
+	if m := p.sharedRowCount(3000, 1000, 20); m != 20 {
+		t.Errorf("m = %d, want the 20 rows of the widest term", m)
+	}
+}
+
+// TestSharedRowsDistinct checks that a term's shared rows never repeat: with
+// h2 forced odd but not coprime with m, a hash whose high half is a multiple
+// of m put all k positions on one row.
+func TestSharedRowsDistinct(t *testing.T) {
+	check := func(h uint64, k, m int) {
+		t.Helper()
+		rows := sharedRows(nil, h, k, m)
+		if len(rows) != min(k, m) {
+			t.Fatalf("h=%#x k=%d m=%d: %d rows", h, k, m, len(rows))
+		}
+		seen := map[int]bool{}
+		for _, r := range rows {
+			if r < 0 || r >= m || seen[r] {
+				t.Fatalf("h=%#x k=%d m=%d: rows %v repeat or fall outside", h, k, m, rows)
+			}
+			seen[r] = true
+		}
+	}
+	check(399<<32|7, 5, 399) // h2 ≡ 0 (mod 399)
+	check(3<<32|1, 4, 12)    // h2 = 3 shares a factor with 12
+	for m := 1; m <= 600; m++ {
+		for i := uint64(0); i < 200; i++ {
+			h := tokenize.Hash(fmt.Sprint(i, "/", m))
+			check(h, min(m, 1+int(i%12)), m)
+		}
 	}
 }
 

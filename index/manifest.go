@@ -85,7 +85,7 @@ func decodeManifest(path string, b []byte) (*Manifest, error) {
 		return nil, bad("invalid JSON: " + err.Error())
 	}
 	if m.Format != formatVersion {
-		return nil, fmt.Errorf("%s: format version %d is not supported (this bitsieve reads version %d)", path, m.Format, formatVersion)
+		return nil, fmt.Errorf("%s: index format version %d is not supported (this bitsieve reads version %d); rebuild the index with bitsieve index --rebuild", path, m.Format, formatVersion)
 	}
 	seen := map[string]bool{}
 	name := func(n, suffix string) error {

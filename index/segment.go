@@ -106,9 +106,14 @@ func newSegment(path string, data []byte, verify bool) (*Segment, error) {
 	}
 	h := decodeHeader(params)
 	s.hdr = h
-	if h.Docs < 0 || h.RowWords != rowWords(h.Docs) || h.Ranks != 1 || h.Terms < 0 ||
+	if h.Docs < 0 || h.RowWords != rowWords(h.Docs) || h.Terms < 0 ||
 		h.Lists < 0 || (h.Lists > 0 && h.Docs > MaxListDocs) {
-		return nil, bad(secParams, "inconsistent parameters (docs %d, row words %d, ranks %d, lists %d)", h.Docs, h.RowWords, h.Ranks, h.Lists)
+		return nil, bad(secParams, "inconsistent parameters (docs %d, row words %d, lists %d)", h.Docs, h.RowWords, h.Lists)
+	}
+	if h.Rank < 0 || h.Rank > MaxRank || h.HighRows < 0 || h.PrivateRows < 0 || h.SharedRows < 0 ||
+		(h.HighRows == 0 && (h.Ranks != 1 || h.HighWords != 0)) ||
+		(h.HighRows > 0 && (h.Ranks != 2 || h.Rank < MinRank || h.HighWords != rankWords(h.Docs, h.Rank))) {
+		return nil, bad(secParams, "inconsistent ranks (%d ranks, rank %d, %d rows of %d words)", h.Ranks, h.Rank, h.HighRows, h.HighWords)
 	}
 
 	terms, err := get(secTerms)
@@ -140,7 +145,8 @@ func newSegment(path string, data []byte, verify bool) (*Segment, error) {
 	nl, listed := 0, 0
 	chunks := (h.Docs + 255) / 256
 
-	nrows := 1 + h.PrivateRows + h.SharedRows
+	nrows := 1 + h.PrivateRows + h.SharedRows + h.HighRows
+	rowWordsAll := uint64(1+h.PrivateRows+h.SharedRows)*uint64(h.RowWords) + uint64(h.HighRows)*uint64(h.HighWords)
 	for id := uint64(0); id < nt; id++ {
 		t := s.info[2*id+1]
 		if t&privateFlag != 0 {
@@ -162,8 +168,8 @@ func newSegment(path string, data []byte, verify bool) (*Segment, error) {
 			}
 			nl++
 			listed += size
-		} else if t < 1 || t > 64 || h.SharedRows == 0 {
-			return nil, bad(secTerms, "term %d has %d shared rows of %d", id, t, h.SharedRows)
+		} else if k0, kh := decodeShared(t); t>>12 != 0 || k0 < 1 || k0 > h.SharedRows || kh > h.HighRows {
+			return nil, bad(secTerms, "term %d has %d+%d shared rows of %d+%d", id, k0, kh, h.SharedRows, h.HighRows)
 		}
 	}
 
@@ -175,8 +181,8 @@ func newSegment(path string, data []byte, verify bool) (*Segment, error) {
 	if err != nil {
 		return nil, err
 	}
-	if uint64(len(rows)) != uint64(nrows)*uint64(h.RowWords)*8 {
-		return nil, bad(secRows, "%d bytes, want %d rows of %d words", len(rows), nrows, h.RowWords)
+	if uint64(len(rows)) != rowWordsAll*8 {
+		return nil, bad(secRows, "%d bytes, want %d words", len(rows), rowWordsAll)
 	}
 	s.rows = bytesAsWords(rows)
 	pop, err := get(secRowStats)
@@ -291,7 +297,7 @@ func (s *Segment) LengthClass() int { return s.hdr.Class }
 
 // Params are the signature parameters the segment was built with.
 func (s *Segment) Params() Params {
-	return Params{Density: s.hdr.Density, SNR: s.hdr.SNR, KMin: s.hdr.KMin, KMax: s.hdr.KMax, ListDensity: s.hdr.ListDensity}
+	return Params{Density: s.hdr.Density, SNR: s.hdr.SNR, KMin: s.hdr.KMin, KMax: s.hdr.KMax, ListDensity: s.hdr.ListDensity, Rank: s.hdr.Rank}
 }
 
 // NumLists is the number of terms stored as lists.
@@ -307,20 +313,54 @@ func (s *Segment) List(id TermID) List {
 	return List{plain: bytesAsU16(s.lists[off : off+2*n]), n: n}
 }
 
-// RowWords is the length of every row in uint64 words (a multiple of BlockWords).
+// RowWords is the length of every rank-0 row in uint64 words (a multiple of
+// BlockWords).
 func (s *Segment) RowWords() int { return s.hdr.RowWords }
 
-// NumRows is the number of rows: the live row, the private rows, the shared rows.
-func (s *Segment) NumRows() int { return 1 + s.hdr.PrivateRows + s.hdr.SharedRows }
+// NumRows is the number of rows: the live row, the private rows, the shared
+// rows of rank 0, then the shared rows of the higher rank.
+func (s *Segment) NumRows() int { return 1 + s.hdr.PrivateRows + s.hdr.SharedRows + s.hdr.HighRows }
 
-// PrivateRows and SharedRows count the two kinds of term rows.
+// PrivateRows, SharedRows and HighRows count the three kinds of term rows:
+// private, shared at rank 0, shared at the higher rank.
 func (s *Segment) PrivateRows() int { return s.hdr.PrivateRows }
 func (s *Segment) SharedRows() int  { return s.hdr.SharedRows }
+func (s *Segment) HighRows() int    { return s.hdr.HighRows }
 
-// Row returns row r (0 is the live row as built; see Live) in place.
+// Rank is the rank of the segment's higher-rank rows: each of their bits
+// stands for 2^Rank neighbouring documents (0 when it has none).
+func (s *Segment) Rank() int {
+	if s.hdr.HighRows == 0 {
+		return 0
+	}
+	return s.hdr.Rank
+}
+
+// RowRank is the rank of row r: 0, or Rank for a higher-rank row.
+func (s *Segment) RowRank(r int) int {
+	if r < 1+s.hdr.PrivateRows+s.hdr.SharedRows {
+		return 0
+	}
+	return s.hdr.Rank
+}
+
+// RowColumns is the number of bits of row r that stand for documents: the
+// documents, or the groups of 2^Rank of them for a higher-rank row.
+func (s *Segment) RowColumns(r int) int {
+	rk := s.RowRank(r)
+	return (s.hdr.Docs + 1<<rk - 1) >> rk
+}
+
+// Row returns row r (0 is the live row as built; see Live) in place: bit i
+// of a rank-r row stands for documents i·2^r to (i+1)·2^r−1.
 func (s *Segment) Row(r int) []uint64 {
-	w := s.hdr.RowWords
-	return s.rows[r*w : (r+1)*w : (r+1)*w]
+	low := 1 + s.hdr.PrivateRows + s.hdr.SharedRows
+	if r < low {
+		w := s.hdr.RowWords
+		return s.rows[r*w : (r+1)*w : (r+1)*w]
+	}
+	at := low*s.hdr.RowWords + (r-low)*s.hdr.HighWords
+	return s.rows[at : at+s.hdr.HighWords : at+s.hdr.HighWords]
 }
 
 // RowCount is the number of bits set in row r.
@@ -377,12 +417,13 @@ func (s *Segment) Treatment(id TermID) Treatment {
 	case t&listFlag != 0:
 		return Treatment{List: true, ListAt: 2 * int(t&^(listFlag|chunkedFlag))}
 	}
-	return Treatment{K: int(t)}
+	k0, kh := decodeShared(t)
+	return Treatment{K: k0, KHigh: kh}
 }
 
-// TermRows appends the rows a term sets to dst: its private row, or its k
-// shared rows (possibly repeated when the segment has few shared rows), or
-// none for a term stored as a list.
+// TermRows appends the rows a term sets to dst: its private row, or its
+// distinct shared rows (K of rank 0, then KHigh of the higher rank), or none
+// for a term stored as a list.
 func (s *Segment) TermRows(dst []int, term string, id TermID) []int {
 	t := s.Treatment(id)
 	if t.Private {
@@ -391,12 +432,7 @@ func (s *Segment) TermRows(dst []int, term string, id TermID) []int {
 	if t.List {
 		return dst
 	}
-	start := len(dst)
-	dst = sharedRows(dst, termHash(term), t.K, s.hdr.SharedRows)
-	for i := start; i < len(dst); i++ {
-		dst[i] += 1 + s.hdr.PrivateRows
-	}
-	return dst
+	return termRows(dst, termHash(term), t.K, t.KHigh, 1+s.hdr.PrivateRows, s.hdr.SharedRows, s.hdr.HighRows)
 }
 
 // Posting is one entry of a document's forward index.

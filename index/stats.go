@@ -8,7 +8,11 @@ type Stats struct {
 	Docs        int              `json:"documents"` // live documents
 	Segments    []SegmentStats   `json:"segments"`
 	Postings    int64            `json:"postings"`         // (document, term) pairs, Σ df
-	RowBits     int64            `json:"row_bits"`         // bits of all term rows (the live rows excluded)
+	// Postings by treatment: of terms with private rows, shared rows, lists.
+	PrivatePostings int64 `json:"private_postings"`
+	SharedPostings  int64 `json:"shared_postings"`
+	ListPostings    int64 `json:"list_postings"`
+	RowBits     int64            `json:"row_bits"`         // bits of all term rows, of every rank (the live rows excluded)
 	ListBits    int64            `json:"list_bits"`        // bits of all term lists
 	BitsPerPost float64          `json:"bits_per_posting"` // (RowBits + ListBits) / Postings: the signature's size
 	Sections    map[string]int64 `json:"bytes_by_section"`
@@ -23,9 +27,12 @@ type SegmentStats struct {
 	Live          int     `json:"live_documents"`
 	Terms         int     `json:"terms"`
 	PrivateRows   int     `json:"private_rows"`
-	SharedRows    int     `json:"shared_rows"`
+	SharedRows    int     `json:"shared_rows"` // at rank 0
+	HighRows      int     `json:"high_rows"`   // shared rows at the higher rank
+	Rank          int     `json:"rank"`        // that rank (0: none)
 	Lists         int     `json:"lists"`
-	SharedDensity float64 `json:"shared_density"` // mean fraction of bits set in the shared rows
+	SharedDensity float64 `json:"shared_density"` // mean fraction of bits set in the rank-0 shared rows
+	HighDensity   float64 `json:"high_density"`   // the same in the higher-rank rows
 	Postings      int64   `json:"postings"`
 	Bytes         int64   `json:"bytes"`
 }
@@ -36,17 +43,40 @@ func (ix *Index) Stats() Stats {
 		Segments: []SegmentStats{}, Sections: map[string]int64{}}
 	for _, s := range ix.segs {
 		ss := SegmentStats{File: s.Name(), Class: s.LengthClass(), Docs: s.NumDocs(), Live: s.NumLive(), Terms: s.NumTerms(),
-			PrivateRows: s.PrivateRows(), SharedRows: s.SharedRows(), Lists: s.NumLists(), Postings: s.Postings(), Bytes: s.FileBytes()}
-		set := 0
-		for r := 1 + s.PrivateRows(); r < s.NumRows(); r++ {
-			set += s.RowCount(r)
+			PrivateRows: s.PrivateRows(), SharedRows: s.SharedRows(), HighRows: s.HighRows(), Rank: s.Rank(),
+			Lists: s.NumLists(), Postings: s.Postings(), Bytes: s.FileBytes()}
+		set, setH := 0, 0
+		first := 1 + s.PrivateRows()
+		for r := first; r < s.NumRows(); r++ {
+			if r < first+s.SharedRows() {
+				set += s.RowCount(r)
+			} else {
+				setH += s.RowCount(r)
+			}
+			st.RowBits += int64(len(s.Row(r))) * 64
 		}
 		if s.SharedRows() > 0 && s.NumDocs() > 0 {
 			ss.SharedDensity = float64(set) / float64(s.SharedRows()*s.NumDocs())
 		}
+		if s.HighRows() > 0 {
+			ss.HighDensity = float64(setH) / float64(s.HighRows()*s.RowColumns(s.NumRows()-1))
+		}
+		for id := 0; id < s.NumTerms(); id++ {
+			df, t := int64(s.DF(TermID(id))), s.Treatment(TermID(id))
+			switch {
+			case t.Private:
+				st.PrivatePostings += df
+			case t.List:
+				st.ListPostings += df
+			default:
+				st.SharedPostings += df
+			}
+		}
 		st.Segments = append(st.Segments, ss)
 		st.Postings += ss.Postings
-		st.RowBits += int64(s.NumRows()-1) * int64(s.RowWords()) * 64
+		for r := 1; r < first; r++ {
+			st.RowBits += int64(s.RowWords()) * 64
+		}
 		st.ListBits += 8 * int64(len(s.lists))
 		st.Bytes += ss.Bytes
 		for _, sec := range s.Sections() {

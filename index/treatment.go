@@ -8,23 +8,37 @@ import (
 // writer and recorded in the segment's params section, so a reader never
 // guesses how rows were built.
 type Params struct {
-	Density float64 // target density d of shared rows (and the private-row threshold on df/n)
+	Density float64 // target density d of shared rows, at every rank
 	SNR     float64 // signal-to-noise target: a term's expected false positives ≤ df/SNR
 	KMin    int     // fewest shared rows for a term
-	KMax    int     // most shared rows for a term
+	KMax    int     // most shared rows for a term (of all ranks together)
 
 	// ListDensity: a term with df/n below it is stored as an exact list of
 	// its documents instead of rows (0: never). Lists are kept only in
 	// segments of at most MaxListDocs documents, where an entry is 16 bits.
 	ListDensity float64
+
+	// Rank is the higher rank of shared rows (0: rank 0 only). A rank-r row
+	// has one bit per 2^r neighbouring documents, the OR of their columns,
+	// so it is 2^r times shorter than a rank-0 row (see Treatment).
+	Rank int
 }
 
-// DefaultParams are the parameters used when a writer is given none.
-var DefaultParams = Params{Density: 0.1, SNR: 10, KMin: 1, KMax: 12, ListDensity: 1.0 / 64}
+// DefaultParams are the parameters used when a writer is given none
+// (docs/BENCHMARKS.md has the measurements that chose them).
+var DefaultParams = Params{Density: 0.2, SNR: 10, KMin: 1, KMax: 12, ListDensity: 1.0 / 256, Rank: 3}
 
 // MaxListDocs is the largest segment whose rare terms get lists: a document
 // number then fits a uint16.
 const MaxListDocs = 1 << 16
+
+// MinRank and MaxRank bound the higher rank of a segment's shared rows: a
+// rank-r row holds 512>>r bits of each 512-document block, so from rank 3
+// on a block's bits are one word or part of one, and up to rank 6 a byte.
+const (
+	MinRank = 3
+	MaxRank = 6
+)
 
 func (p Params) validate() error {
 	switch {
@@ -32,40 +46,58 @@ func (p Params) validate() error {
 		return errorf("density %v must be between 0 and 1", p.Density)
 	case !(p.SNR >= 1):
 		return errorf("snr %v must be at least 1", p.SNR)
-	case p.KMin < 1 || p.KMax < p.KMin || p.KMax > 64:
-		return errorf("row counts kmin %d, kmax %d must satisfy 1 ≤ kmin ≤ kmax ≤ 64", p.KMin, p.KMax)
+	case p.KMin < 1 || p.KMax < p.KMin || p.KMax > maxK:
+		return errorf("row counts kmin %d, kmax %d must satisfy 1 ≤ kmin ≤ kmax ≤ %d", p.KMin, p.KMax, maxK)
 	case !(p.ListDensity >= 0 && p.ListDensity <= p.Density):
 		return errorf("list density %v must be between 0 and the row density %v", p.ListDensity, p.Density)
+	case p.Rank != 0 && (p.Rank < MinRank || p.Rank > MaxRank):
+		return errorf("rank %d must be 0 or between %d and %d", p.Rank, MinRank, MaxRank)
 	}
 	return nil
 }
 
+// maxK is the most shared rows of one rank a treatment word can hold.
+const maxK = 63
+
 // Treatment says how a term is stored in the signature of one segment.
 //
-// With f = df/n: a term with f ≥ Density gets a private row, an exact bitmap
-// of its documents. Any other term gets K = clamp(ceil(ln(f/SNR)/ln(Density)))
-// shared rows, so that its expected false-positive count n·Density^K is at
-// most df/SNR.
+// With f = df/n, a term gets whichever of three structures fits it:
 //
-// When lists are on (ListDensity > 0, and the segment has at most
-// MaxListDocs documents), a term gets a list instead, the exact sorted numbers
-// of its documents, if f < ListDensity or if the list is smaller than its
-// rows. With W the bits of a row (n rounded up to whole 512-document blocks),
-// a list costs 16 bits a posting, a private row W/df, and k shared rows about
-// k·W/(Density·n). So at Density 0.1 every shared term is smaller as a list
-// (k ≥ 2), while at Density 0.5 only terms with k > 8 are; and in a segment
-// much smaller than a block, where rows are mostly padding, every term is.
-// Lists are exact: only terms with shared rows need verifying.
+//   - a private row, an exact bitmap of its documents, when that row is no
+//     larger than the shared rows the term would need (f ≥ Density/k);
+//   - an exact list of its documents (lists.go) for the rarest tail, f below
+//     ListDensity, where a Bloom row cannot pay for itself: such a term
+//     needs many shared rows, each read at every query, while its list is a
+//     few bytes that let a query skip straight to the blocks it touches. In a
+//     segment whose rows would be mostly padding (under 256 documents) every
+//     term whose list is smaller than one row gets a list;
+//   - otherwise K shared rows at rank 0 and KHigh at the segment's Rank r,
+//     chosen by double hashing of the term's hash among the shared rows of
+//     each rank. Every shared row, of either rank, is filled to Density.
+//
+// The shared rows are the fewest that keep the term's expected false
+// positives at most df/SNR, and among those the most high-rank rows (they
+// are 2^r times shorter to read). A document without the term passes its
+// rank-0 rows with probability d^K. It passes the rank-r rows for sure when
+// one of its 2^r−1 neighbours holds the term (about (2^r−1)·f of documents),
+// and otherwise with probability d^KHigh; so the expected false positives
+// are n·d^K·((2^r−1)·f + d^KHigh), against n·d^K with rank-0 rows only.
+// Rank-r rows are worth their neighbours only for terms rare enough that
+// most groups of 2^r documents lack them: 2^r·f ≤ 1/4.
 type Treatment struct {
 	Private bool
 	Row     int // the private row (when Private)
 	List    bool
 	ListAt  int // the byte offset of the term's list in the lists section (when List)
-	K       int // number of shared rows (when neither)
+	K       int // shared rows at rank 0 (when neither)
+	KHigh   int // shared rows at the segment's higher rank
 }
 
 // Exact reports whether the term's bits are exactly its documents.
 func (t Treatment) Exact() bool { return t.Private || t.List }
+
+// Shared reports whether the term has shared rows.
+func (t Treatment) Shared() bool { return !t.Private && !t.List }
 
 // treat computes a term's treatment from its df in a segment of n documents
 // (Row and ListAt are assigned later).
@@ -73,44 +105,131 @@ func (p Params) treat(df, n int) Treatment {
 	f := float64(df) / float64(n)
 	lists := p.ListDensity > 0 && n <= MaxListDocs
 	listBits, rowBits := 16*float64(df), float64(64*rowWords(n))
-	if f >= p.Density {
-		if lists && listBits < rowBits {
-			return Treatment{List: true}
-		}
-		return Treatment{Private: true}
-	}
-	k := int(math.Ceil(math.Log(f/p.SNR) / math.Log(p.Density)))
-	k = min(max(k, p.KMin), p.KMax)
-	if lists && (f < p.ListDensity || listBits < float64(k*df)*rowBits/(p.Density*float64(n))) {
+	if lists && (f < p.ListDensity || (rowBits >= 2*float64(n) && listBits < rowBits)) {
 		return Treatment{List: true}
 	}
-	return Treatment{K: k}
+	if f >= p.Density {
+		return Treatment{Private: true}
+	}
+	k0, kh := p.sharedCounts(f)
+	if f*float64(k0+kh) >= p.Density {
+		return Treatment{Private: true}
+	}
+	return Treatment{K: k0, KHigh: kh}
 }
 
-// sharedRowCount is m, the number of shared rows that gives the target density:
-// ceil(Σ k·df / (d·n)) over the shared terms, at least 1 when any term is shared.
-func (p Params) sharedRowCount(bitsSet, n int) int {
+// sharedCounts finds the fewest shared rows (k0 at rank 0, kh at the higher
+// rank) whose expected false positives are at most df/SNR, preferring
+// high-rank rows among equals; see Treatment for the model.
+func (p Params) sharedCounts(f float64) (k0, kh int) {
+	d := p.Density
+	group := float64(int(1) << p.Rank)
+	useRank := p.Rank > 0 && group*f <= 0.25
+	for total := p.KMin; total <= p.KMax; total++ {
+		hmax := 0
+		if useRank {
+			hmax = total - 1
+		}
+		for h := hmax; h >= 0; h-- {
+			k := total - h
+			fp := math.Pow(d, float64(k)) / f // expected false positives per true document
+			if h > 0 {
+				fp = math.Pow(d, float64(k)) * ((group - 1) + math.Pow(d, float64(h))/f)
+			}
+			if fp*p.SNR <= 1 {
+				return k, h
+			}
+		}
+	}
+	return p.KMax, 0
+}
+
+// expectedFP is the model's expected false positives of a term with df
+// documents among n under treatment t (see Treatment), at the density d the
+// segment's shared rows actually have at ranks 0 and r.
+func expectedFP(t Treatment, df, n, rank int, d0, dh float64) float64 {
+	if !t.Shared() {
+		return 0
+	}
+	f := float64(df) / float64(max(1, n))
+	p := math.Pow(d0, float64(t.K))
+	if t.KHigh > 0 {
+		g := float64(int(1) << rank)
+		p *= min(1, (g-1)*f) + math.Pow(dh, float64(t.KHigh))
+	}
+	return p * float64(max(0, n-df))
+}
+
+// sharedRowCount is m, the number of shared rows of one rank that gives the
+// target density: ceil(bits / (d·columns)), where bits is the number of
+// (term, row, column) bits the shared terms set at that rank; at least
+// minRows (the most rows one term takes there, so its rows can be distinct)
+// when any term is shared.
+func (p Params) sharedRowCount(bitsSet, columns, minRows int) int {
 	if bitsSet == 0 {
 		return 0
 	}
-	return max(1, int(math.Ceil(float64(bitsSet)/(p.Density*float64(n)))))
+	return max(minRows, int(math.Ceil(float64(bitsSet)/(p.Density*float64(columns)))))
 }
 
-// sharedRows appends the k shared row positions of a term with hash h among m
-// shared rows, by double hashing: (h1 + i·h2) mod m for i in 0..k-1, with h1,
-// h2 the low and high halves of h and h2 forced odd. Positions may repeat when
-// m is small; callers that AND rows dedupe them.
+// sharedRows appends the k distinct shared row positions of a term with hash
+// h among m shared rows (k ≤ m), by double hashing: (h1 + i·h2) mod m for i
+// in 0..k-1, with h1 the low half of h and h2 drawn from [1, m) by the high
+// half and moved to the next value coprime with m. A step coprime with m
+// visits every row once before it repeats, so the k positions are distinct
+// whatever m is. The rows of a higher rank take the same positions from a
+// remixed hash (rankHash), so a term's rows at two ranks are independent.
 func sharedRows(dst []int, h uint64, k, m int) []int {
-	h1, h2 := h&0xffffffff, (h>>32)|1
-	for i := 0; i < k; i++ {
-		dst = append(dst, int((h1+uint64(i)*h2)%uint64(m)))
+	if m <= 0 || k <= 0 {
+		return dst
+	}
+	mm := uint64(m)
+	h1 := (h & 0xffffffff) % mm
+	h2 := uint64(1)
+	if m > 2 {
+		h2 = 1 + (h>>32)%(mm-1)
+		for gcd(h2, mm) != 1 {
+			if h2++; h2 == mm {
+				h2 = 1
+			}
+		}
+	}
+	pos := h1
+	for i := 0; i < min(k, m); i++ {
+		dst = append(dst, int(pos))
+		if pos += h2; pos >= mm {
+			pos -= mm
+		}
 	}
 	return dst
+}
+
+// rankHash derives the hash that places a term's higher-rank rows from its
+// term hash (the splitmix64 finalizer of h plus a constant).
+func rankHash(h uint64) uint64 {
+	h += 0x9e3779b97f4a7c15
+	h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9
+	h = (h ^ (h >> 27)) * 0x94d049bb133111eb
+	return h ^ (h >> 31)
+}
+
+func gcd(a, b uint64) uint64 {
+	for b != 0 {
+		a, b = b, a%b
+	}
+	return a
 }
 
 // rowWords is the length in uint64 words of a row for n documents: a whole
 // number of 512-document blocks (one 64-byte cache line each).
 func rowWords(n int) int { return (n + 511) / 512 * 8 }
+
+// rankWords is the length in words of a rank-r row for n documents: 512>>r
+// bits for every 512-document block, rounded up to whole words.
+func rankWords(n, r int) int {
+	blocks := (n + 511) / 512
+	return (blocks*(512>>r) + 63) / 64
+}
 
 // BlockWords is the number of words in one 512-document block.
 const BlockWords = 8

@@ -625,7 +625,7 @@ func (w *Writer) Commit() (WriteStats, error) {
 		return WriteStats{}, errorf("Commit after Commit or Abort")
 	}
 	w.stop()
-	groups, classes := groupLeftovers(w.classes)
+	groups, classes := groupLeftovers(w.classes, w.opt.Capacity)
 	for i, g := range groups {
 		w.seal(g, classes[i])
 	}

@@ -454,6 +454,32 @@ func TestExactGeneratedDenseRows(t *testing.T) {
 	checkExact(t, docs, index.WriterOptions{Params: p}, 300, 12)
 }
 
+// TestExactGeneratedRanks runs the generated queries on indexes whose shared
+// terms have rows at every supported higher rank, and at rank 0 only, with a
+// low snr so that verification has false positives to reject.
+func TestExactGeneratedRanks(t *testing.T) {
+	docs := genCorpus(3000, 5)
+	for _, rank := range []int{0, 3, 4, 5, 6} {
+		t.Run(fmt.Sprintf("rank-%d", rank), func(t *testing.T) {
+			p := index.Params{Density: 0.25, SNR: 2, KMin: 1, KMax: 12, ListDensity: 1.0 / 1024, Rank: rank}
+			dir := createIndex(t, docs, index.WriterOptions{Params: p, Capacity: 1500})
+			ix, err := index.Open(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			high := 0
+			for _, seg := range ix.Segments() {
+				high += seg.HighRows()
+			}
+			ix.Close()
+			if (high > 0) != (rank > 0) {
+				t.Fatalf("rank %d gave %d higher-rank rows", rank, high)
+			}
+			checkExactIn(t, dir, docs, 300, 17+uint64(rank))
+		})
+	}
+}
+
 // signatureCandidates runs only the signature stage (planning and blocked
 // matching, no verification) and returns the candidate keys, sorted.
 func signatureCandidates(t *testing.T, s *Searcher, qs string) []string {

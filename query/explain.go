@@ -36,7 +36,7 @@ type TermExplanation struct {
 	Absent      int     `json:"absent_segments"`  // segments without it
 	Rows        int     `json:"rows"`             // rows (and lists) read, over all segments
 	Density     float64 `json:"density"`          // mean density of those rows
-	PredictedFP float64 `json:"predicted_fp"`     // Σ (n−df)·Π density of its rows
+	PredictedFP float64 `json:"predicted_fp"`     // Σ (n−df)·P(a document without it passes its rows), index.Treatment's model
 	ObservedFP  int     `json:"observed_fp"`      // documents its rows admit that lack it
 }
 
@@ -58,10 +58,11 @@ type Step struct {
 
 // RowInfo is one row, or a term's list, and its density.
 type RowInfo struct {
-	Row     int     `json:"row"` // -1 for a list
+	Row     int     `json:"row"`  // -1 for a list
+	Rank    int     `json:"rank"` // each bit stands for 2^rank documents
 	Private bool    `json:"private"`
 	List    bool    `json:"list"`
-	Density float64 `json:"density"`
+	Density float64 `json:"density"` // bits set of the row's columns
 }
 
 // maxExplainPrefix bounds how many prefix expansions are listed.
@@ -142,15 +143,28 @@ func (s *Searcher) Explain(ctx context.Context, q string) (*Explanation, error) 
 				te.Shared++
 			}
 			rows := seg.TermRows(nil, l.term, id)
-			pred := 1.0
+			// A document without the term passes its rank-0 rows with the
+			// product of their densities; its higher-rank rows for sure when
+			// a neighbour in its group of 2^rank holds the term, else with
+			// the product of theirs (index.Treatment).
+			low, high, anyHigh := 1.0, 1.0, false
 			for _, r := range rows {
-				d := float64(seg.RowCount(r)) / float64(max(1, seg.NumDocs()))
+				d := rowDensity(seg, r)
 				densSum += d
-				pred *= d
+				if seg.RowRank(r) == 0 {
+					low *= d
+				} else {
+					high *= d
+					anyHigh = true
+				}
+			}
+			if anyHigh {
+				f := float64(df) / float64(max(1, seg.NumDocs()))
+				low *= min(1, float64(int(1)<<seg.Rank()-1)*f) + high
 			}
 			te.Rows += len(rows)
 			if !seg.Treatment(id).Private { // a private row is exact
-				te.PredictedFP += float64(seg.NumDocs()-df) * pred
+				te.PredictedFP += float64(seg.NumDocs()-df) * low
 			}
 			te.ObservedFP += max(0, countAnd(seg, rows, nil)-df)
 		}
@@ -185,8 +199,8 @@ func (s *Searcher) Explain(ctx context.Context, q string) (*Explanation, error) 
 			} else if ok {
 				rows := seg.TermRows(nil, t.Term, id)
 				for _, r := range rows {
-					st.Rows = append(st.Rows, RowInfo{Row: r, Private: seg.Treatment(id).Private,
-						Density: float64(seg.RowCount(r)) / float64(max(1, seg.NumDocs()))})
+					st.Rows = append(st.Rows, RowInfo{Row: r, Rank: seg.RowRank(r), Private: seg.Treatment(id).Private,
+						Density: rowDensity(seg, r)})
 				}
 				st.Survivors = countAnd(seg, rows, acc)
 			} else {
@@ -215,11 +229,20 @@ func countAnd(seg *index.Segment, rows []int, acc []uint64) int {
 		acc = slices.Clone(seg.Live())
 	}
 	n := 0
+	docRows := make([][]uint64, len(rows))
+	for j, r := range rows {
+		docRows[j] = seg.RowDocs(r)
+	}
 	for i := range acc {
-		for _, r := range rows {
-			acc[i] &= seg.Row(r)[i]
+		for _, row := range docRows {
+			acc[i] &= row[i]
 		}
 		n += bits.OnesCount64(acc[i])
 	}
 	return n
+}
+
+// rowDensity is the share of row r's columns that are set.
+func rowDensity(seg *index.Segment, r int) float64 {
+	return float64(seg.RowCount(r)) / float64(max(1, seg.RowColumns(r)))
 }

@@ -24,17 +24,29 @@ func (n *pnode) eval(b int, out *block) bool {
 		}
 		return true
 	case kRows:
-		if len(n.lists) == 0 {
-			return andRows(n.rows, base, out, n.loads)
-		}
-		if !n.listBits(0, b, out) {
-			return false
-		}
-		for i := 1; i < len(n.lists); i++ {
-			if !n.listBits(i, b, &n.scratch) || !andInto(out, &n.scratch) {
+		started := false
+		if len(n.high) > 0 {
+			hb := n.highBits(b)
+			if hb == 0 {
 				*out = block{}
 				return false
 			}
+			expandRank(hb, n.rank, out)
+			started = true
+		}
+		for i := range n.lists {
+			if !started {
+				if !n.listBits(i, b, out) {
+					return false
+				}
+				started = true
+			} else if !n.listBits(i, b, &n.scratch) || !andInto(out, &n.scratch) {
+				*out = block{}
+				return false
+			}
+		}
+		if !started {
+			return andRows(n.rows, base, out, n.loads)
 		}
 		return andRowsInto(n.rows, base, out, n.loads)
 	case kAnd:
@@ -267,19 +279,26 @@ func (n *pnode) next(b int) int {
 	case kNone:
 		return noBlock
 	case kRows:
-		for len(n.lists) > 0 {
+		if len(n.lists) == 0 && len(n.high) == 0 {
+			return b
+		}
+		for {
 			nb := b
 			for i := range n.lists {
 				if nb = n.lists[i].seek(nb); nb == noBlock {
 					return noBlock
 				}
 			}
+			if len(n.high) > 0 {
+				if nb = n.nextHigh(nb); nb == noBlock {
+					return noBlock
+				}
+			}
 			if nb == b {
-				break
+				return b
 			}
 			b = nb
 		}
-		return b
 	case kAnd:
 		for {
 			nb := b
@@ -302,6 +321,95 @@ func (n *pnode) next(b int) int {
 	}
 	return b
 }
+
+// Higher-rank rows (index.Treatment): in a rank-r row, bit i stands for
+// documents i·2^r to (i+1)·2^r−1, so a 512-document block has 512>>r bits,
+// one word at rank 3 and a byte at rank 6. A node ANDs the words of its
+// high-rank rows first: where they are zero the block has no candidate and
+// its rank-0 rows are never read; elsewhere the surviving bits are expanded
+// to documents and the rank-0 rows and lists refine them.
+
+// highBits is the AND of the node's high-rank rows over block b: its
+// 512>>rank bits, in the low bits of the result.
+func (n *pnode) highBits(b int) uint64 {
+	per := 512 >> n.rank
+	off := b * per
+	w, sh := off/64, uint(off%64)
+	acc := ^uint64(0)
+	if per < 64 {
+		acc = 1<<per - 1
+	}
+	for _, r := range n.high {
+		if acc &= r[w] >> sh; acc == 0 {
+			return 0
+		}
+	}
+	if n.loads != nil {
+		*n.loads += int64(len(n.high))
+	}
+	return acc
+}
+
+// nextHigh returns the first block at or after b where the AND of the
+// node's high-rank rows has a bit, or noBlock: a word at a time, so at rank
+// 6 one word of each row rules out eight blocks.
+func (n *pnode) nextHigh(b int) int {
+	per := 512 >> n.rank
+	words := len(n.high[0])
+	for w := b * per / 64; w < words; w++ {
+		acc := ^uint64(0)
+		for _, r := range n.high {
+			if acc &= r[w]; acc == 0 {
+				break
+			}
+		}
+		if w == b*per/64 {
+			acc &= ^uint64(0) << uint(b*per%64)
+		}
+		if acc != 0 {
+			return (w*64 + bits.TrailingZeros64(acc)) / per
+		}
+	}
+	return noBlock
+}
+
+// expandRank sets in out the documents of the rank-r bits hb of one block:
+// each bit becomes 2^r document bits.
+func expandRank(hb uint64, rank int, out *block) {
+	if rank == 3 {
+		for i := range out {
+			out[i] = spread8[byte(hb>>(8*i))]
+		}
+		return
+	}
+	per := 64 >> rank // bits of hb for each word of out
+	span := uint(1) << rank
+	fill := ^uint64(0)
+	if span < 64 {
+		fill = 1<<span - 1
+	}
+	for i := range out {
+		x, w := hb>>(uint(i*per))&(1<<per-1), uint64(0)
+		for j := 0; x != 0; j, x = j+1, x>>1 {
+			if x&1 != 0 {
+				w |= fill << (uint(j) * span)
+			}
+		}
+		out[i] = w
+	}
+}
+
+// spread8[x] turns each bit of x into a byte of ones: rank 3's expansion.
+var spread8 = func() (t [256]uint64) {
+	for x := range t {
+		for j := 0; j < 8; j++ {
+			if x>>j&1 != 0 {
+				t[x] |= 0xff << (8 * j)
+			}
+		}
+	}
+	return t
+}()
 
 const (
 	blockShift = 9                  // log2 of the documents in a block

@@ -1,6 +1,7 @@
 package query
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"sync"
@@ -58,8 +59,10 @@ type pnode struct {
 	exact bool
 	est   float64 // estimated fraction of documents set, to order AND inputs
 
-	rows   [][]uint64 // kRows: rows to AND, sparsest first
-	rowIdx []int      // kRows: the row numbers, for explain
+	rows   [][]uint64 // kRows: rank-0 rows to AND, sparsest first
+	high   [][]uint64 // kRows: higher-rank rows (of the segment's rank), sparsest first
+	rank   int        // kRows: the rank of high
+	rowIdx []int      // kRows: the row numbers of both, for explain
 	lists  []cursor   // kRows: exact document lists to intersect, shortest first
 	loads  *int64     // when not nil, counts the 64-byte blocks of rows and lists read (countLoads)
 	kids   []*pnode   // kAnd, kOr, kNot
@@ -280,12 +283,19 @@ func (p *planner) leaf(terms []string, negated bool, q *compiled) *pnode {
 // density.
 func (p *planner) finishRows(n *pnode) {
 	docs := float64(max(1, p.seg.NumDocs()))
-	slices.SortFunc(n.rowIdx, func(a, b int) int { return p.seg.RowCount(a) - p.seg.RowCount(b) })
-	n.rows = n.rows[:0]
+	seg := p.seg
+	density := func(r int) float64 { return float64(seg.RowCount(r)) / float64(max(1, seg.RowColumns(r))) }
+	slices.SortFunc(n.rowIdx, func(a, b int) int { return cmp.Compare(density(a), density(b)) })
+	n.rows, n.high = n.rows[:0], n.high[:0]
+	n.rank = seg.Rank()
 	n.est = 1
 	for _, r := range n.rowIdx {
-		n.rows = append(n.rows, p.seg.Row(r))
-		n.est *= float64(p.seg.RowCount(r)) / docs
+		if seg.RowRank(r) == 0 {
+			n.rows = append(n.rows, seg.Row(r))
+		} else {
+			n.high = append(n.high, seg.Row(r))
+		}
+		n.est *= density(r)
 	}
 	// Lists are exact and the sparsest inputs: the shortest drives matching.
 	// (Insertion sort: a node has a handful of lists.)

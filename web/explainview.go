@@ -204,6 +204,9 @@ func drawSegment(seg *index.Segment, sg query.SegmentSteps, survivors int) segme
 		for i, r := range st.Rows {
 			var row []uint64
 			s := strip{Row: fmt.Sprintf("r%d", r.Row), Right: fmt.Sprintf("%.1f%% set", 100*r.Density), Class: "shared", GapBefore: i == 0}
+			if r.Rank > 0 {
+				s.Row = fmt.Sprintf("r%d rank %d", r.Row, r.Rank)
+			}
 			if i == 0 {
 				s.Label = shorten(st.Term, 12)
 			}
@@ -216,7 +219,7 @@ func drawSegment(seg *index.Segment, sg query.SegmentSteps, survivors int) segme
 				row = seg.Row(r.Row)
 				s.Class, s.Row = "private", fmt.Sprintf("r%d exact", r.Row)
 			default:
-				row = seg.Row(r.Row)
+				row = seg.RowDocs(r.Row)
 			}
 			add(s, row, false)
 			for w := range acc {

@@ -45,9 +45,10 @@ func runIndex(args []string, stdout, stderr io.Writer) int {
 	asJSON := fs.Bool("json", false, "print the summary as JSON")
 	withInverted := fs.Bool("with-inverted", false, "also write the inverted baseline's postings beside the segments (see bitsieve bench)")
 	def := index.DefaultParams
-	density := fs.Float64("density", def.Density, "signature parameter of the segments this run writes: target density of shared rows; a term in at least this fraction of a segment's documents gets an exact private row")
+	density := fs.Float64("density", def.Density, "signature parameter of the segments this run writes: target density of shared rows, at every rank; a term whose private row would be no larger than its shared rows gets the private row")
 	snr := fs.Float64("snr", def.SNR, "signature parameter: a term's expected false positives are at most df/SNR (more shared rows for rarer terms)")
-	listDensity := fs.Float64("list-density", def.ListDensity, "signature parameter: a term in fewer than this fraction of a segment's documents, or whose list is smaller than its rows, is stored as an exact list of them (0: no lists; segments over 65,536 documents have none)")
+	listDensity := fs.Float64("list-density", def.ListDensity, "signature parameter: a term in fewer than this fraction of a segment's documents is stored as an exact list of them (0: no lists; segments over 65,536 documents have none)")
+	rank := fs.Int("rank", def.Rank, "signature parameter: the higher rank of shared rows, 3 to 6 (a bit per 2^rank documents; 0: rank-0 rows only)")
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
@@ -69,9 +70,9 @@ func runIndex(args []string, stdout, stderr io.Writer) int {
 			return fail(stderr, "--watch follows one directory; give exactly one")
 		}
 	}
-	params := index.Params{Density: *density, SNR: *snr, KMin: def.KMin, KMax: def.KMax, ListDensity: *listDensity}
+	params := index.Params{Density: *density, SNR: *snr, KMin: def.KMin, KMax: def.KMax, ListDensity: *listDensity, Rank: *rank}
 	if err := params.Validate(); err != nil {
-		return fail(stderr, "bad --density, --snr or --list-density: %v", strings.TrimPrefix(err.Error(), "index: "))
+		return fail(stderr, "bad --density, --snr, --list-density or --rank: %v", strings.TrimPrefix(err.Error(), "index: "))
 	}
 	if *dir == "" {
 		*dir = defaultIndexDir()

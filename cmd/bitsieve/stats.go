@@ -17,6 +17,7 @@ func runStats(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("stats", "", stderr)
 	dir := indexFlag(fs)
 	asJSON := fs.Bool("json", false, "print JSON")
+	quality := fs.Bool("quality", false, "also measure each segment's shared rows: density and false positives against the theory, per-document fill (reads every shared row once per term)")
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
@@ -26,25 +27,47 @@ func runStats(args []string, stdout, stderr io.Writer) int {
 	}
 	defer ix.Close()
 	st := ix.Stats()
+	var qs []index.SignatureQuality
+	if *quality {
+		for _, seg := range ix.Segments() {
+			q, err := seg.Quality()
+			if err != nil {
+				return fail(stderr, "%v", err)
+			}
+			qs = append(qs, q)
+		}
+	}
 	if *asJSON {
 		json.NewEncoder(stdout).Encode(struct {
 			Dir string `json:"dir"`
 			index.Stats
-		}{ix.Dir(), st})
+			Quality []index.SignatureQuality `json:"quality,omitempty"`
+		}{ix.Dir(), st, qs})
 		return exitOK
 	}
 	fmt.Fprintf(stdout, "index %s (analyzer %s, generation %d)\n", ix.Dir(), st.Analyzer, st.Generation)
 	fmt.Fprintf(stdout, "%d documents in %d segments, %d postings, %s\n", st.Docs, len(st.Segments), st.Postings, humanBytes(st.Bytes))
-	fmt.Fprintf(stdout, "signature: %.1f bits per posting (%s of rows, %s of lists)\n\n", st.BitsPerPost, humanBytes(st.RowBits/8), humanBytes(st.ListBits/8))
+	fmt.Fprintf(stdout, "signature: %.1f bits per posting (%s of rows, %s of lists)\n", st.BitsPerPost, humanBytes(st.RowBits/8), humanBytes(st.ListBits/8))
+	pct := func(n int64) float64 { return 100 * float64(n) / float64(max(1, st.Postings)) }
+	fmt.Fprintf(stdout, "postings: %.1f%% in private rows, %.1f%% in shared rows, %.1f%% in lists\n\n", pct(st.PrivatePostings), pct(st.SharedPostings), pct(st.ListPostings))
 	tw := tabwriter.NewWriter(stdout, 2, 8, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "segment\tclass\tdocs\tlive\tterms\tprivate rows\tshared rows\tlists\tshared density\tbytes\t")
+	fmt.Fprintln(tw, "segment\tclass\tdocs\tlive\tterms\tprivate rows\tshared rows\trank\thigh rows\tlists\tshared density\thigh density\tbytes\t")
 	for _, s := range st.Segments {
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%.3f\t%s\t\n", s.File, s.Class, s.Docs, s.Live, s.Terms, s.PrivateRows, s.SharedRows, s.Lists, s.SharedDensity, humanBytes(s.Bytes))
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%.3f\t%.3f\t%s\t\n", s.File, s.Class, s.Docs, s.Live, s.Terms, s.PrivateRows, s.SharedRows, s.Rank, s.HighRows, s.Lists, s.SharedDensity, s.HighDensity, humanBytes(s.Bytes))
 	}
 	tw.Flush()
+	if len(qs) > 0 {
+		fmt.Fprintln(stdout, "\nshared rows against the theory (density 1 − e^(−Σk·df/(m·n)); false positives Σ over shared terms):")
+		tw = tabwriter.NewWriter(stdout, 2, 8, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintln(tw, "segment\tshared terms\tdensity\ttheory\thigh density\ttheory\tfalse positives\tpredicted\tworst fill\tmean fill\t")
+		for _, q := range qs {
+			fmt.Fprintf(tw, "%s\t%d\t%.3f\t%.3f\t%.3f\t%.3f\t%d\t%.0f\t%.3f\t%.3f\t\n", q.File, q.SharedTerms, q.Density, q.Theory, q.HighDensity, q.HighTheory, q.MeasuredFP, q.PredictedFP, q.WorstFill, q.MeanFill)
+		}
+		tw.Flush()
+	}
 	fmt.Fprintln(stdout, "\nbytes by section:")
 	tw = tabwriter.NewWriter(stdout, 2, 8, 2, ' ', tabwriter.AlignRight)
-	for _, name := range []string{"params", "terms", "rows", "rowstats", "forward", "docs", "blocks", "store"} {
+	for _, name := range []string{"params", "terms", "rows", "rowstats", "lists", "forward", "docs", "blocks", "store"} {
 		fmt.Fprintf(tw, "  %s\t%s\t%.1f%%\t\n", name, humanBytes(st.Sections[name]), 100*float64(st.Sections[name])/float64(max(1, st.Bytes)))
 	}
 	tw.Flush()

@@ -1,0 +1,165 @@
+package index
+
+import (
+	"math"
+	"math/bits"
+)
+
+// SignatureQuality measures a segment's shared rows against the theory of
+// Bloom filters: a row of m·c bits (m rows of c columns) into which the
+// shared terms set b bits at random is 1 − e^(−b/(m·c)) dense, and a term
+// with k such rows admits a document without it with probability density^k
+// (index.Treatment gives the model with higher-rank rows).
+type SignatureQuality struct {
+	File        string  `json:"file"`
+	Docs        int     `json:"documents"`
+	SharedTerms int     `json:"shared_terms"`
+	Rank        int     `json:"rank"`           // the higher rank (0: none)
+	Density     float64 `json:"density"`        // measured density of the rank-0 shared rows
+	Theory      float64 `json:"theory_density"` // 1 − e^(−Σk·df/(m·n))
+	HighDensity float64 `json:"high_density"`   // measured density of the higher-rank rows
+	HighTheory  float64 `json:"high_theory_density"`
+	MeasuredFP  int64   `json:"measured_fp"`  // Σ over shared terms: documents their rows admit that lack them
+	PredictedFP float64 `json:"predicted_fp"` // Σ over shared terms: the model at the theory densities
+	WorstFill   float64 `json:"worst_fill"`   // the largest share of rank-0 shared rows set in one document's column
+	MeanFill    float64 `json:"mean_fill"`
+}
+
+// Quality measures the segment's shared rows: every shared term's rows are
+// ANDed over the whole segment, so it reads each such row once per term.
+func (s *Segment) Quality() (SignatureQuality, error) {
+	h := s.hdr
+	q := SignatureQuality{File: s.name, Docs: h.Docs, Rank: s.Rank()}
+	first := 1 + h.PrivateRows
+	var set0, setH int
+	for r := first; r < first+h.SharedRows; r++ {
+		set0 += s.RowCount(r)
+	}
+	for r := first + h.SharedRows; r < s.NumRows(); r++ {
+		setH += s.RowCount(r)
+	}
+	cols0 := h.Docs
+	colsH := (h.Docs + 1<<h.Rank - 1) >> h.Rank
+	if h.SharedRows > 0 {
+		q.Density = float64(set0) / float64(h.SharedRows*cols0)
+	}
+	if h.HighRows > 0 {
+		q.HighDensity = float64(setH) / float64(h.HighRows*colsH)
+	}
+
+	// Bits the shared terms set, for the theory; then each term's FP.
+	type shared struct {
+		id    TermID
+		t     Treatment
+		terms string
+	}
+	var terms []shared
+	var bits0, bitsH float64
+	groups := make([]int, h.Terms)
+	if h.HighRows > 0 {
+		var err error
+		if groups, err = s.termGroups(); err != nil {
+			return q, err
+		}
+	}
+	s.Terms(func(term string, id TermID) bool {
+		if t := s.Treatment(id); t.Shared() {
+			terms = append(terms, shared{id, t, term})
+			bits0 += float64(t.K * s.DF(id))
+			bitsH += float64(t.KHigh * groups[id])
+		}
+		return true
+	})
+	q.SharedTerms = len(terms)
+	if h.SharedRows > 0 {
+		q.Theory = 1 - math.Exp(-bits0/float64(h.SharedRows*cols0))
+	}
+	if h.HighRows > 0 {
+		q.HighTheory = 1 - math.Exp(-bitsH/float64(h.HighRows*colsH))
+	}
+	var rows []int
+	for _, st := range terms {
+		rows = s.TermRows(rows[:0], st.terms, st.id)
+		n := 0
+		for i := 0; i < h.RowWords; i++ {
+			acc := s.live[i]
+			for _, r := range rows {
+				if acc &= s.docWord(r, i); acc == 0 {
+					break
+				}
+			}
+			n += bits.OnesCount64(acc)
+		}
+		q.MeasuredFP += int64(max(0, n-s.LiveDF(st.id)))
+		q.PredictedFP += expectedFP(st.t, s.DF(st.id), h.Docs, h.Rank, q.Theory, q.HighTheory)
+	}
+
+	// Fill: the share of the rank-0 shared rows set in each column.
+	if h.SharedRows > 0 && h.Docs > 0 {
+		fill := make([]uint32, h.Docs)
+		for r := first; r < first+h.SharedRows; r++ {
+			for i, w := range s.Row(r) {
+				for ; w != 0; w &= w - 1 {
+					fill[i*64+bits.TrailingZeros64(w)]++
+				}
+			}
+		}
+		worst, sum := 0, 0
+		for _, f := range fill {
+			worst, sum = max(worst, int(f)), sum+int(f)
+		}
+		q.WorstFill = float64(worst) / float64(h.SharedRows)
+		q.MeanFill = float64(sum) / float64(h.SharedRows*h.Docs)
+	}
+	return q, nil
+}
+
+// termGroups counts, for every term, the groups of 2^Rank documents holding
+// it (the bits it sets in each of its higher-rank rows), from the forward
+// index.
+func (s *Segment) termGroups() ([]int, error) {
+	groups := make([]int, s.hdr.Terms)
+	last := make([]int32, s.hdr.Terms)
+	for i := range last {
+		last[i] = -1
+	}
+	var fwd []Posting
+	var err error
+	for d := 0; d < s.hdr.Docs; d++ {
+		if fwd, err = s.Forward(fwd[:0], d); err != nil {
+			return nil, err
+		}
+		g := int32(d >> s.hdr.Rank)
+		for _, p := range fwd {
+			if last[p.Term] != g {
+				last[p.Term] = g
+				groups[p.Term]++
+			}
+		}
+	}
+	return groups, nil
+}
+
+// docWord is word i of row r as document bits: the word itself at rank 0,
+// the bits of its groups expanded at a higher rank.
+func (s *Segment) docWord(r, i int) uint64 {
+	row, rk := s.Row(r), s.RowRank(r)
+	if rk == 0 {
+		return row[i]
+	}
+	if rk >= 6 {
+		g := (64 * i) >> rk
+		return -(row[g/64] >> (g % 64) & 1)
+	}
+	per := 64 >> rk
+	g := (64 * i) >> rk
+	x := row[g/64] >> (g % 64) & (1<<per - 1)
+	fill := uint64(1)<<(1<<rk) - 1
+	var w uint64
+	for j := 0; x != 0; j, x = j+1, x>>1 {
+		if x&1 != 0 {
+			w |= fill << (j << rk)
+		}
+	}
+	return w
+}
