@@ -3,20 +3,20 @@ package index
 // Stats summarises an index snapshot: what `bitsieve stats` prints and
 // GET /api/stats returns.
 type Stats struct {
-	Analyzer    string           `json:"analyzer"`
-	Generation  uint64           `json:"generation"`
-	Docs        int              `json:"documents"` // live documents
-	Segments    []SegmentStats   `json:"segments"`
-	Postings    int64            `json:"postings"`         // (document, term) pairs, Σ df
+	Analyzer   string         `json:"analyzer"`
+	Generation uint64         `json:"generation"`
+	Docs       int            `json:"documents"` // live documents
+	Segments   []SegmentStats `json:"segments"`
+	Postings   int64          `json:"postings"` // (document, term) pairs, Σ df
 	// Postings by treatment: of terms with private rows, shared rows, lists.
-	PrivatePostings int64 `json:"private_postings"`
-	SharedPostings  int64 `json:"shared_postings"`
-	ListPostings    int64 `json:"list_postings"`
-	RowBits     int64            `json:"row_bits"`         // bits of all term rows, of every rank (the live rows excluded)
-	ListBits    int64            `json:"list_bits"`        // bits of all term lists
-	BitsPerPost float64          `json:"bits_per_posting"` // (RowBits + ListBits) / Postings: the signature's size
-	Sections    map[string]int64 `json:"bytes_by_section"`
-	Bytes       int64            `json:"bytes"` // all segment files
+	PrivatePostings int64            `json:"private_postings"`
+	SharedPostings  int64            `json:"shared_postings"`
+	ListPostings    int64            `json:"list_postings"`
+	RowBits         int64            `json:"row_bits"`         // bits of all term rows, of every rank (the live rows excluded)
+	ListBits        int64            `json:"list_bits"`        // bits of all term lists
+	BitsPerPost     float64          `json:"bits_per_posting"` // (RowBits + ListBits) / Postings: the signature's size
+	Sections        map[string]int64 `json:"bytes_by_section"`
+	Bytes           int64            `json:"bytes"` // all segment files
 }
 
 // SegmentStats describes one segment.
