@@ -407,12 +407,15 @@ func SetLabel(set SweepSet) string {
 	return ParamsLabel(set.Params)
 }
 
-// ParamsLabel names a parameter set in reports: "d 0.1 snr 10 list 1/64",
-// with kmin and kmax when they are not the defaults.
+// ParamsLabel names a parameter set in reports: "d 0.2 snr 10 list 1/256",
+// with kmin, kmax and the rank when they are not the defaults.
 func ParamsLabel(p index.Params) string {
 	s := fmt.Sprintf("d %s snr %s list %s", strconv.FormatFloat(p.Density, 'g', 4, 64), strconv.FormatFloat(p.SNR, 'g', 4, 64), fraction(p.ListDensity))
 	if p.KMin != index.DefaultParams.KMin || p.KMax != index.DefaultParams.KMax {
 		s += fmt.Sprintf(" k %d–%d", p.KMin, p.KMax)
+	}
+	if p.Rank != index.DefaultParams.Rank {
+		s += fmt.Sprintf(" rank %d", p.Rank)
 	}
 	return s
 }

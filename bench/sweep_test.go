@@ -18,10 +18,10 @@ func TestParseSweep(t *testing.T) {
 	}
 	def := index.DefaultParams
 	want := []index.Params{
-		{Density: 0.1, SNR: 10, KMin: def.KMin, KMax: def.KMax, ListDensity: 0},
-		{Density: 0.2, SNR: 5, KMin: def.KMin, KMax: def.KMax, ListDensity: 1.0 / 64},
+		{Density: 0.1, SNR: 10, KMin: def.KMin, KMax: def.KMax, ListDensity: 0, Rank: def.Rank},
+		{Density: 0.2, SNR: 5, KMin: def.KMin, KMax: def.KMax, ListDensity: 1.0 / 64, Rank: def.Rank},
 		def,
-		{Density: def.Density, SNR: def.SNR, KMin: def.KMin, KMax: 16, ListDensity: 1.0 / 128},
+		{Density: def.Density, SNR: def.SNR, KMin: def.KMin, KMax: 16, ListDensity: 1.0 / 128, Rank: def.Rank},
 		def,
 	}
 	if len(sets) != len(want) {
@@ -39,10 +39,10 @@ func TestParseSweep(t *testing.T) {
 	if got := SetLabel(sets[1]); got != "d 0.2 snr 5 list 1/64" {
 		t.Errorf("label %q", got)
 	}
-	if got := SetLabel(sets[3]); got != "d 0.1 snr 10 list 1/128 k 1–16" {
+	if got := SetLabel(sets[3]); got != "d 0.2 snr 10 list 1/128 k 1–16" {
 		t.Errorf("label %q", got)
 	}
-	if got := SetLabel(sets[4]); got != "d 0.1 snr 10 list 1/64 minhash" {
+	if got := SetLabel(sets[4]); got != "d 0.2 snr 10 list 1/256 minhash" {
 		t.Errorf("label %q", got)
 	}
 	for spec, msg := range map[string]string{
@@ -162,7 +162,7 @@ func TestSweepOnSample(t *testing.T) {
 	if err := r.WriteText(&text); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"bitsieve bench --sweep", "bits/posting", "×roaring", "FP sample", "FP hand", "d 0.1 snr 10 list 1/64 *", "d 0.3 snr 10 list 0", "equal"} {
+	for _, want := range []string{"bitsieve bench --sweep", "bits/posting", "×roaring", "FP sample", "FP hand", "d 0.2 snr 10 list 1/256 *", "d 0.3 snr 10 list 0", "equal"} {
 		if !strings.Contains(text.String(), want) {
 			t.Errorf("sweep table lacks %q:\n%s", want, text.String())
 		}

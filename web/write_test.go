@@ -92,12 +92,15 @@ func TestWriteAPI(t *testing.T) {
 	body := `[{"id":"new/zebra.txt","title":"Zebra","body":"A zebra crossed the harbour."},
 	          {"id":"moby/ch1.txt","title":"Loomings","body":"Call me Ishmael. Some years ago, never mind how long."}]`
 	w := decode[writeResponse](t, ts.do(t, "POST", "/api/documents", strings.NewReader(body), auth...), 200)
-	if w.Added != 1 || w.Replaced != 1 || w.Generation != 2 || w.Documents != len(testDocs())+1 {
+	// The commit is generation 2; a compaction after it (the replaced
+	// document's small segment rewritten) may make the next one.
+	if w.Added != 1 || w.Replaced != 1 || w.Generation < 2 || w.Documents != len(testDocs())+1 {
 		t.Fatalf("add: %+v", w)
 	}
+	gen := w.Generation
 	// Visible as soon as the response is: no waiting for the watcher.
 	res := decode[searchResponse](t, ts.get(t, "/api/search?q=zebra"), 200)
-	if res.Total != 1 || res.Generation != 2 {
+	if res.Total != 1 || res.Generation != gen {
 		t.Errorf("zebra after the write: %+v", res)
 	}
 	if res := decode[searchResponse](t, ts.get(t, "/api/search?q=ishmael+white"), 200); res.Total != 0 {
@@ -107,12 +110,12 @@ func TestWriteAPI(t *testing.T) {
 	// The same documents again, as JSON lines: nothing to change.
 	jsonl := `{"id":"new/zebra.txt","title":"Zebra","body":"A zebra crossed the harbour."}` + "\n"
 	w = decode[writeResponse](t, ts.do(t, "POST", "/api/documents", strings.NewReader(jsonl), auth...), 200)
-	if w.Unchanged != 1 || w.Added != 0 || w.Generation != 2 {
+	if w.Unchanged != 1 || w.Added != 0 || w.Generation != gen {
 		t.Errorf("unchanged: %+v", w)
 	}
 
 	w = decode[writeResponse](t, ts.do(t, "DELETE", "/api/documents/moby/ch%2042.txt", nil, auth...), 200)
-	if w.Deleted != 1 || w.Generation != 3 {
+	if w.Deleted != 1 || w.Generation <= gen {
 		t.Errorf("delete: %+v", w)
 	}
 	decode[errorBody](t, ts.get(t, "/api/documents/moby/ch%2042.txt"), 404)

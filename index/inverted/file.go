@@ -1,10 +1,12 @@
 package inverted
 
 import (
+	"cmp"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"slices"
 	"strings"
 
 	"github.com/bitsieve/bitsieve/index"
@@ -146,6 +148,11 @@ func readSections(name string, data []byte) (map[uint32][]byte, error) {
 	if v := binary.LittleEndian.Uint32(data[12:]); v != FormatVersion {
 		return nil, fmt.Errorf("%s: postings format version %d is not supported (this bitsieve reads version %d): %w", name, v, FormatVersion, ErrStale)
 	}
+	for _, b := range data[16:headerSize] {
+		if b != 0 {
+			return nil, bad("reserved header bytes are not zero")
+		}
+	}
 	tail := data[len(data)-tailSize:]
 	if string(tail[8:]) != tailMagic {
 		return nil, bad("missing tail (file truncated?)")
@@ -159,6 +166,7 @@ func readSections(name string, data []byte) (map[uint32][]byte, error) {
 		return nil, bad("section table checksum mismatch")
 	}
 	secs := make(map[uint32][]byte, count)
+	var spans [][2]uint64
 	for i := uint64(0); i < count; i++ {
 		e := data[tableStart+i*tableEntry:]
 		s := section{
@@ -175,6 +183,22 @@ func readSections(name string, data []byte) (map[uint32][]byte, error) {
 			return nil, &index.CorruptError{File: name, Section: sectionName(s.id), Detail: "checksum mismatch"}
 		}
 		secs[s.id] = b
+		spans = append(spans, [2]uint64{s.offset, s.offset + s.length})
+	}
+	// Every byte between the header and the table lies in a section or is
+	// zero padding, and no two sections overlap.
+	slices.SortFunc(spans, func(a, b [2]uint64) int { return cmp.Compare(a[0], b[0]) })
+	at := uint64(headerSize)
+	for _, sp := range append(spans, [2]uint64{tableStart, tableStart}) {
+		if sp[0] < at {
+			return nil, bad("sections overlap")
+		}
+		for _, b := range data[at:sp[0]] {
+			if b != 0 {
+				return nil, bad("padding between sections is not zero")
+			}
+		}
+		at = sp[1]
 	}
 	return secs, nil
 }
