@@ -193,9 +193,14 @@ func buildSegment(w io.Writer, docs []*analyzedDoc, p Params, class int) (segmen
 			maxK0, maxKH = max(maxK0, t.K), max(maxKH, t.KHigh)
 		}
 	}
+	// Rows for the target density, and enough that no column saturates: a
+	// document (a group of 2^rank documents, at the higher rank) that sets
+	// B bits sets at most B of m rows, so m ≥ B/ln 2 keeps every column at
+	// most ln 2 full however unevenly the shared terms fall on documents.
+	load0, loadH := maxLoads(docs, local, idOf, treat, p.Rank)
 	rank := p.Rank
-	m0 := p.sharedRowCount(bits0, n, maxK0)
-	mh := p.sharedRowCount(bitsH, (n+(1<<rank)-1)>>rank, maxKH)
+	m0 := max(p.sharedRowCount(bits0, n, maxK0), int(math.Ceil(float64(load0)/math.Ln2)))
+	mh := max(p.sharedRowCount(bitsH, (n+(1<<rank)-1)>>rank, maxKH), int(math.Ceil(float64(loadH)/math.Ln2)))
 	if mh == 0 {
 		rank = 0
 	}
@@ -382,6 +387,35 @@ func buildSegment(w io.Writer, docs []*analyzedDoc, p Params, class int) (segmen
 		return hdr, err
 	}
 	return hdr, bw.Flush()
+}
+
+// maxLoads returns the most shared-row bits one document sets at rank 0, and
+// one group of 2^rank documents at the higher rank (each term once a group).
+func maxLoads(docs []*analyzedDoc, local map[string]int32, idOf, treat []uint32, rank int) (load0, loadH int) {
+	seen := make([]int, len(idOf)) // local index → 1 + the last group it was counted in
+	group, groupLoad := -1, 0
+	for doc, d := range docs {
+		if g := doc >> rank; g != group {
+			loadH = max(loadH, groupLoad)
+			group, groupLoad = g, 0
+		}
+		load := 0
+		for _, t := range d.terms {
+			li := local[t.term]
+			w := treat[idOf[li]]
+			if w&(privateFlag|listFlag) != 0 {
+				continue
+			}
+			k0, kh := decodeShared(w)
+			load += k0
+			if kh > 0 && seen[li] != group+1 {
+				seen[li] = group + 1
+				groupLoad += kh
+			}
+		}
+		load0 = max(load0, load)
+	}
+	return load0, max(loadH, groupLoad)
 }
 
 // privateFlag marks a treatment word as a private row index; listFlag as a

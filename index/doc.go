@@ -7,26 +7,30 @@
 // Every document is a Bloom filter over its terms; the filters of a segment
 // are stored column-wise, one long row of bits per hash position, so a
 // conjunctive query ANDs a few rows 64 documents per machine word. Rows are
-// frequency-conscious (BitFunnel): with f = df/n, a term with f ≥ d (the target
-// density, 0.1) gets a private row, an exact bitmap of its documents; any other
-// term gets k = clamp(ceil(ln(f/snr)/ln d)) shared rows at positions
-// (h1 + i·h2) mod m of its xxhash64, and the number of shared rows m is chosen
-// at seal time so shared rows are about d dense. A term's expected false
-// positives are then n·d^k ≤ df/snr, and a term that is not in a segment's
-// dictionary rules the segment out of any conjunction with it.
+// frequency-conscious (BitFunnel). With f = df/n a term gets the cheapest of
+// three structures (Treatment has the rule and the false-positive model):
 //
-// # Lists
+//   - a private row, an exact bitmap of its documents, when it is no larger
+//     than the term's shared rows;
+//   - an exact sorted list of its documents for the rarest tail, f below the
+//     list density (1/256): there a term would need six or more shared rows
+//     of about 5 bits a posting each, read at every query, while its list is
+//     16 bits a posting and lets a query skip to the blocks it touches;
+//   - otherwise, for the middle band, shared rows: k at rank 0 and k' at the
+//     segment's higher rank r (3), at positions (h1 + i·h2) mod m of its
+//     xxhash64 with h2 coprime with m, so that a term's rows never repeat.
+//     A rank-r row has one bit per 2^r neighbouring documents (the OR of
+//     their columns) and is 2^r times shorter; the numbers of shared rows of
+//     each rank, m and m', are chosen at seal time so that each is filled to
+//     the target density d (0.2). k and k' are the fewest rows that keep the
+//     term's expected false positives at most df/snr, preferring high-rank
+//     rows, which are cheaper to read.
 //
-// Rows cost bits whether or not they are set: a private row W/df bits a
-// posting (W the row's width, n rounded up to 512-document blocks), k shared
-// rows about k·W/(d·n). A sorted list of a term's documents costs 16 bits a
-// posting (uint16 entries, in segments of at most 65,536 documents), or close
-// to 8 in a chunked encoding for dense lists (lists.go). So a term whose list
-// is smaller than its rows, or whose f is below the list density, is stored as
-// a list. Lists are exact, and a query visits only the blocks its shortest
-// list touches; with d = 0.1 every term without a private row is smaller as a
-// list, which is why the default index has private rows and lists and no
-// shared rows (docs/BENCHMARKS.md has the sweep that chose it).
+// A query ANDs the words of its high-rank rows for each 512-document block
+// first; where they are zero the block is skipped without reading a rank-0
+// row. Candidates from shared rows are verified against the forward index;
+// private rows and lists are exact and never verified. A term that is not in
+// a segment's dictionary rules the segment out of any conjunction with it.
 //
 // # Segments and length classes
 //
@@ -35,14 +39,17 @@
 // buffer into a segment when it reaches Capacity documents (65,536: a row is
 // then 8 KiB) or MaxSegmentBytes of text. Documents of similar length share a
 // segment and so a signature width: without classes, long documents saturate
-// the rows and dominate the false positives.
+// the rows and dominate the false positives. The classes left at a commit
+// share a segment only within a band of two (classBand), and compaction
+// merges only within a band, so the longest documents of a corpus get small
+// segments of their own rather than joining shorter ones.
 //
 // A segment file holds sections, each 64-byte aligned and checksummed with
 // CRC32C: params, terms (a sorted dictionary with termIDs assigned in
 // descending df order, and each term's df and row treatment), rows (the live
-// row, the private rows, the shared rows; each row a whole number of
-// 512-document blocks, so one block is one cache line), rowstats (popcounts),
-// lists,
+// row, the private rows, the shared rows of rank 0, each a whole number of
+// 512-document blocks so that one block is one cache line; then the shared
+// rows of the higher rank), rowstats (popcounts), lists,
 // forward (each document's sorted termIDs and frequencies, delta-uvarint),
 // docs (the document table), blocks and store (the texts, zstd-compressed in
 // blocks). docs/format.md describes every byte.
@@ -57,7 +64,7 @@
 // run over a source did not see. Calls apply in call order.
 //
 // Segments are never modified. A deleted (or replaced) document is marked
-// in a tombstone file of its segment, NNNNNNNN.v1.del: a checksummed bitmap
+// in a tombstone file of its segment, NNNNNNNN.v3.del: a checksummed bitmap
 // of the segment's deleted documents, named by the segment's MANIFEST entry
 // with their count. Deleting more documents of a segment writes a new
 // tombstone file. A reader copies the segment's live row and clears the
