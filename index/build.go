@@ -342,11 +342,14 @@ func buildSegment(w io.Writer, docs []*analyzedDoc, p Params, class int) (segmen
 	strOff := make([]uint32, 0, len(terms)+1)
 	sortedID := make([]uint32, 0, len(terms))
 	var blob []byte
+	sortedTerms := make([]string, 0, len(terms))
 	for _, li := range sorted {
 		strOff = append(strOff, uint32(len(blob)))
 		sortedID = append(sortedID, idOf[li])
 		blob = append(blob, terms[li]...)
+		sortedTerms = append(sortedTerms, terms[li])
 	}
+	termSlots := buildTermHash(sortedTerms)
 	strOff = append(strOff, uint32(len(blob)))
 	info := make([]uint32, 0, 2*len(terms))
 	for id, li := range order {
@@ -367,6 +370,7 @@ func buildSegment(w io.Writer, docs []*analyzedDoc, p Params, class int) (segmen
 		{secRows, [][]byte{wordsAsBytes(sig.bits)}},
 		{secRowStats, [][]byte{u32AsBytes(pop)}},
 		{secLists, [][]byte{lists}},
+		{secTermHash, [][]byte{u32AsBytes(termSlots)}},
 		{secForward, [][]byte{wordsAsBytes(fwdOff), fwd}},
 		{secDocs, [][]byte{recs, strs}},
 		{secBlocks, [][]byte{blocks}},

@@ -102,6 +102,12 @@ func (s *Segment) checkInvariants() []error {
 	}
 	terms := make([]string, nt)
 	s.Terms(func(t string, id TermID) bool { terms[id] = t; return true })
+	for id, t := range terms {
+		if got, ok := s.Lookup(t); !ok || got != TermID(id) {
+			bad("termhash", "term %q is not found through its hash", t)
+			break
+		}
+	}
 
 	// Rows: popcounts, no bits past the last document, live row as built.
 	for r := 0; r < s.NumRows(); r++ {

@@ -44,21 +44,22 @@ func checksum(b []byte) uint32 { return crc32.Checksum(b, castagnoli) }
 
 // Section ids of a segment file.
 const (
-	secParams   = 1 // fixed-size parameters (params.go)
-	secTerms    = 2 // dictionary and per-term df and row treatment
-	secRows     = 3 // the bit-sliced signature matrix
-	secRowStats = 4 // popcount of every row
-	secForward  = 5 // per-document sorted termIDs with tf
-	secDocs     = 6 // document table
-	secBlocks   = 7 // doc store block table
-	secStore    = 8 // zstd-compressed document text
-	secLists    = 9 // exact document lists of rare terms
+	secParams   = 1  // fixed-size parameters (params.go)
+	secTerms    = 2  // dictionary and per-term df and row treatment
+	secRows     = 3  // the bit-sliced signature matrix
+	secRowStats = 4  // popcount of every row
+	secForward  = 5  // per-document sorted termIDs with tf
+	secDocs     = 6  // document table
+	secBlocks   = 7  // doc store block table
+	secStore    = 8  // zstd-compressed document text
+	secLists    = 9  // exact document lists of rare terms
+	secTermHash = 10 // hash slots of the dictionary (termhash.go)
 )
 
 var sectionNames = map[uint32]string{
 	secParams: "params", secTerms: "terms", secRows: "rows", secRowStats: "rowstats",
 	secForward: "forward", secDocs: "docs", secBlocks: "blocks", secStore: "store",
-	secLists: "lists",
+	secLists: "lists", secTermHash: "termhash",
 }
 
 // kindSectionNames names the sections of every kind of file.

@@ -23,10 +23,11 @@ type Segment struct {
 	data []byte // the mapped file
 	hdr  segmentHeader
 
-	strOff   []uint32 // terms: sorted position → offset into termStrs (len Terms+1)
-	sortedID []uint32 // sorted position → termID
-	info     []uint32 // termID → (df, treatment) pairs
-	termStrs []byte
+	strOff    []uint32 // terms: sorted position → offset into termStrs (len Terms+1)
+	sortedID  []uint32 // sorted position → termID
+	info      []uint32 // termID → (df, treatment) pairs
+	termStrs  []byte
+	termSlots []uint32 // the termhash section
 
 	lists []byte // the lists section (lists.go)
 
@@ -136,6 +137,26 @@ func newSegment(path string, data []byte, verify bool) (*Segment, error) {
 		if s.strOff[i] > s.strOff[i+1] || uint64(s.sortedID[i]) >= nt {
 			return nil, bad(secTerms, "entry %d is out of range", i)
 		}
+	}
+	slots, err := get(secTermHash)
+	if err != nil {
+		return nil, err
+	}
+	if len(slots) != 4*termHashSlots(h.Terms) {
+		return nil, bad(secTermHash, "%d bytes, want %d slots for %d terms", len(slots), termHashSlots(h.Terms), h.Terms)
+	}
+	s.termSlots = bytesAsU32(slots)
+	used := uint64(0)
+	for i, p := range s.termSlots {
+		if uint64(p) > nt {
+			return nil, bad(secTermHash, "slot %d names term %d of %d", i, p, nt)
+		}
+		if p != 0 {
+			used++
+		}
+	}
+	if used != nt { // and so a probe always ends at an empty slot
+		return nil, bad(secTermHash, "%d slots are used for %d terms", used, nt)
 	}
 	lists, err := get(secLists)
 	if err != nil {
@@ -376,13 +397,7 @@ func (s *Segment) IsLive(doc int) bool { return s.live[doc/64]&(1<<(doc%64)) != 
 func (s *Segment) termAt(i int) []byte { return s.termStrs[s.strOff[i]:s.strOff[i+1]] }
 
 // Lookup finds a term in the segment's dictionary.
-func (s *Segment) Lookup(term string) (TermID, bool) {
-	i := sort.Search(s.hdr.Terms, func(i int) bool { return string(s.termAt(i)) >= term })
-	if i < s.hdr.Terms && string(s.termAt(i)) == term {
-		return TermID(s.sortedID[i]), true
-	}
-	return 0, false
-}
+func (s *Segment) Lookup(term string) (TermID, bool) { return s.LookupHash(term, termHash(term)) }
 
 // PrefixTerms calls fn for every term starting with prefix, in sorted order,
 // until fn returns false.

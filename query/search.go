@@ -60,9 +60,11 @@ type compiled struct {
 	termIdx map[string]int
 	idf     []float64
 	// ids[termIdx[t]][segment] is t's TermID in each segment (-1: absent),
-	// kept from the df sums so planning does not search dictionaries again.
-	ids    [][]int32
-	segIdx map[*index.Segment]int
+	// looked up once at compile time so planning does not search
+	// dictionaries again.
+	ids      [][]int32
+	segIdx   map[*index.Segment]int
+	required []int // indexes of the terms every match contains (requiredTerms)
 }
 
 // lookup finds a term in a segment's dictionary, from the compile-time
@@ -150,26 +152,66 @@ func (s *Searcher) compileFor(q string, rank bool) (*compiled, error) {
 	if err := walk(root, false); err != nil {
 		return nil, err
 	}
+	// Each term is hashed once and looked up in every segment once; the
+	// planners and the segment filter reuse the answers.
+	segs := s.ix.Segments()
+	c.ids = make([][]int32, len(c.terms))
+	for i, t := range c.terms {
+		h := tokenize.Hash(t)
+		c.ids[i] = make([]int32, len(segs))
+		for si, seg := range segs {
+			c.ids[i][si] = -1
+			if id, ok := seg.LookupHash(t, h); ok {
+				c.ids[i][si] = int32(id)
+			}
+		}
+	}
+	c.required = requiredTerms(root, c, nil)
 	if !rank {
 		return c, nil
 	}
 	n := float64(s.ix.NumDocs())
-	segs := s.ix.Segments()
 	c.idf = make([]float64, len(c.terms))
-	c.ids = make([][]int32, len(c.terms))
-	for i, t := range c.terms {
+	for i := range c.terms {
 		df := 0
-		c.ids[i] = make([]int32, len(segs))
-		for si, seg := range segs {
-			c.ids[i][si] = -1
-			if id, ok := seg.Lookup(t); ok {
-				df += seg.LiveDF(id)
-				c.ids[i][si] = int32(id)
+		for si, id := range c.ids[i] {
+			if id >= 0 {
+				df += segs[si].LiveDF(index.TermID(id))
 			}
 		}
 		c.idf[i] = bm25IDF(n, float64(df))
 	}
 	return c, nil
+}
+
+// requiredTerms appends the indexes (into c.terms) of the terms every match
+// of n must contain: a term, a phrase's terms, and those of each child of an
+// AND. A segment without one of them cannot match (canMatch).
+func requiredTerms(n Node, c *compiled, dst []int) []int {
+	switch x := n.(type) {
+	case *Term:
+		dst = append(dst, c.termIdx[x.Term])
+	case *Phrase:
+		for _, t := range x.Terms {
+			dst = append(dst, c.termIdx[t])
+		}
+	case *And:
+		for _, k := range x.Children {
+			dst = requiredTerms(k, c, dst)
+		}
+	}
+	return dst
+}
+
+// canMatch reports whether segment si holds every required term of the
+// query: a segment that lacks one is skipped before it is planned.
+func (q *compiled) canMatch(si int) bool {
+	for _, t := range q.required {
+		if q.ids[t][si] < 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // segResult is one segment's part of an answer.
@@ -213,6 +255,10 @@ func (s *Searcher) Search(ctx context.Context, req Request) (*Result, error) {
 			i := int(next.Add(1) - 1)
 			if i >= len(segs) || ctx.Err() != nil {
 				return
+			}
+			if !q.canMatch(i) {
+				parts[i] = segResult{}
+				continue
 			}
 			if s.inv != nil {
 				parts[i] = s.searchSegmentInverted(segs[i], i, q, k, avgdl, an)
