@@ -4,7 +4,8 @@ package index
 // probe instead of a binary search over the sorted terms: a query hashes
 // each of its words once (tokenize.Hash, the xxhash64 that also places
 // shared rows) and probes every segment with that hash. The section is S
-// uint32 slots, S = ceil(1.25·T) (0 when T is 0); slot i holds one plus the
+// uint32 slots, S = 2·T + 1 (0 when T is 0), so that linear probing stays
+// short for the words a segment lacks too; slot i holds one plus the
 // sorted position of a term, or 0 when empty. A term with hash h is looked
 // for from slot (h>>32)·S>>32 on, linearly, wrapping, until it or an empty
 // slot is found; there is always one, as S > T.
@@ -14,7 +15,7 @@ func termHashSlots(terms int) int {
 	if terms == 0 {
 		return 0
 	}
-	return terms + terms/4 + 1
+	return 2*terms + 1
 }
 
 // hashSlot is the first slot of hash h among n.

@@ -106,8 +106,13 @@ func (p *planner) node(kind nodeKind, exact bool, est float64) *pnode {
 		p.used++
 	}
 	c := &p.chunks[p.used-1]
-	*c = append(*c, pnode{kind: kind, exact: exact, est: est})
-	return &(*c)[len(*c)-1]
+	*c = (*c)[:len(*c)+1]
+	n := &(*c)[len(*c)-1]
+	// A recycled node keeps the capacity of its slices.
+	*n = pnode{kind: kind, exact: exact, est: est,
+		rows: n.rows[:0], high: n.high[:0], rowIdx: n.rowIdx[:0], lists: n.lists[:0],
+		kids: n.kids[:0], negs: n.negs[:0], slots: n.slots[:0], vslots: n.vslots[:0]}
+	return n
 }
 
 // release returns the plan's planner to the pool; the plan must not be used
