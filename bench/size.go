@@ -55,7 +55,7 @@ func Sizes(ix *index.Index, inv *inverted.Index) Size {
 				by[CompRowStats] += sec.Bytes
 			case "lists":
 				by[CompLists] += sec.Bytes
-			case "terms":
+			case "terms", "termhash":
 				by[CompDictionary] += sec.Bytes
 			case "forward":
 				by[CompForward] += sec.Bytes

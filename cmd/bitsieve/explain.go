@@ -62,6 +62,10 @@ func runExplain(args []string, stdout, stderr io.Writer) int {
 						rows = append(rows, fmt.Sprintf("list:%.4f", r.Density))
 						continue
 					}
+					if r.Rank > 0 {
+						rows = append(rows, fmt.Sprintf("r%d@rank%d:%.2f", r.Row, r.Rank, r.Density))
+						continue
+					}
 					rows = append(rows, fmt.Sprintf("r%d:%.2f", r.Row, r.Density))
 				}
 				fmt.Fprintf(stdout, "  AND %-16s %-40s → %d\n", st.Term, strings.Join(rows, " "), st.Survivors)

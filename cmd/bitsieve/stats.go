@@ -67,7 +67,7 @@ func runStats(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintln(stdout, "\nbytes by section:")
 	tw = tabwriter.NewWriter(stdout, 2, 8, 2, ' ', tabwriter.AlignRight)
-	for _, name := range []string{"params", "terms", "rows", "rowstats", "lists", "forward", "docs", "blocks", "store"} {
+	for _, name := range []string{"params", "terms", "termhash", "rows", "rowstats", "lists", "forward", "docs", "blocks", "store"} {
 		fmt.Fprintf(tw, "  %s\t%s\t%.1f%%\t\n", name, humanBytes(st.Sections[name]), 100*float64(st.Sections[name])/float64(max(1, st.Bytes)))
 	}
 	tw.Flush()
