@@ -407,7 +407,7 @@ func SetLabel(set SweepSet) string {
 	return ParamsLabel(set.Params)
 }
 
-// ParamsLabel names a parameter set in reports: "d 0.2 snr 10 list 1/256",
+// ParamsLabel names a parameter set in reports: "d 0.2 snr 30 list 1/256",
 // with kmin, kmax and the rank when they are not the defaults.
 func ParamsLabel(p index.Params) string {
 	s := fmt.Sprintf("d %s snr %s list %s", strconv.FormatFloat(p.Density, 'g', 4, 64), strconv.FormatFloat(p.SNR, 'g', 4, 64), fraction(p.ListDensity))

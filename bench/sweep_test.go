@@ -39,10 +39,10 @@ func TestParseSweep(t *testing.T) {
 	if got := SetLabel(sets[1]); got != "d 0.2 snr 5 list 1/64" {
 		t.Errorf("label %q", got)
 	}
-	if got := SetLabel(sets[3]); got != "d 0.2 snr 10 list 1/128 k 1–16" {
+	if got := SetLabel(sets[3]); got != "d 0.2 snr 30 list 1/128 k 1–16" {
 		t.Errorf("label %q", got)
 	}
-	if got := SetLabel(sets[4]); got != "d 0.2 snr 10 list 1/256 minhash" {
+	if got := SetLabel(sets[4]); got != "d 0.2 snr 30 list 1/256 minhash" {
 		t.Errorf("label %q", got)
 	}
 	for spec, msg := range map[string]string{
@@ -79,7 +79,7 @@ func TestSweepOnSample(t *testing.T) {
 	var w Workload
 	w.Add(sig, qs, "sample")
 	w.Add(sig, []string{"python exception", `"standard library"`, "lambda -python", "pyth*", "whale OR ship", "zzzzqqq"}, "hand.txt")
-	sets, err := ParseSweep("density=0.1,list=0; density=0.2,list=0; density=0.3,list=0; density=0.2,snr=5,list=1/64; order=shuffled")
+	sets, err := ParseSweep("density=0.1,snr=10,list=0; density=0.2,snr=10,list=0; density=0.3,snr=10,list=0; density=0.2,snr=5,list=1/64; order=shuffled")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,7 +164,7 @@ func TestSweepOnSample(t *testing.T) {
 	if err := r.WriteText(&text); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"bitsieve bench --sweep", "bits/posting", "×roaring", "FP sample", "FP hand", "d 0.2 snr 10 list 1/256 *", "d 0.3 snr 10 list 0", "equal"} {
+	for _, want := range []string{"bitsieve bench --sweep", "bits/posting", "×roaring", "FP sample", "FP hand", "d 0.2 snr 30 list 1/256 *", "d 0.3 snr 10 list 0", "equal"} {
 		if !strings.Contains(text.String(), want) {
 			t.Errorf("sweep table lacks %q:\n%s", want, text.String())
 		}

@@ -23,8 +23,8 @@
 //     their columns) and is 2^r times shorter; the numbers of shared rows of
 //     each rank, m and m', are chosen at seal time so that each is filled to
 //     the target density d (0.2). k and k' are the fewest rows that keep the
-//     term's expected false positives at most df/snr, preferring high-rank
-//     rows, which are cheaper to read.
+//     term's expected false positives at most df/snr (snr 30), preferring
+//     high-rank rows, which are cheaper to read.
 //
 // A query ANDs the words of its high-rank rows for each 512-document block
 // first; where they are zero the block is skipped without reading a rank-0

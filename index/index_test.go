@@ -121,7 +121,9 @@ func TestRoundTrip(t *testing.T) {
 }
 
 func TestTreatment(t *testing.T) {
-	p := DefaultParams // density 0.2, snr 10, lists below 1/256, rank 3
+	// The default density, lists and rank, at snr 10.
+	p := DefaultParams
+	p.SNR = 10
 	if tr := p.treat(13108, 65536); !tr.Private {
 		t.Errorf("df/n = 0.2 should get a private row, got %+v", tr)
 	}
@@ -159,6 +161,11 @@ func TestTreatment(t *testing.T) {
 	}
 	if tr := p.treat(1, MaxListDocs+1); tr.List || tr.K != 3 || tr.KHigh != 6 {
 		t.Errorf("a segment of %d documents: got %+v, want 3+6 shared rows", MaxListDocs+1, tr)
+	}
+	// The defaults (snr 30) at the list cut, f = 1/256: six rows, four at
+	// rank 0 and two at rank 3: 0.2^4·(7 + 0.2^2·256) ≤ 1/30.
+	if tr := DefaultParams.treat(256, 65536); tr.K != 4 || tr.KHigh != 2 {
+		t.Errorf("defaults, f=1/256: got %+v, want k=4 at rank 0 and 2 at rank 3", tr)
 	}
 	if m := p.sharedRowCount(3000, 1000, 1); m != 15 {
 		t.Errorf("m = %d, want 15", m)

@@ -26,7 +26,7 @@ type Params struct {
 
 // DefaultParams are the parameters used when a writer is given none
 // (docs/BENCHMARKS.md has the measurements that chose them).
-var DefaultParams = Params{Density: 0.2, SNR: 10, KMin: 1, KMax: 12, ListDensity: 1.0 / 256, Rank: 3}
+var DefaultParams = Params{Density: 0.2, SNR: 30, KMin: 1, KMax: 12, ListDensity: 1.0 / 256, Rank: 3}
 
 // MaxListDocs is the largest segment whose rare terms get lists: a document
 // number then fits a uint16.
