@@ -9,7 +9,7 @@ import (
 // Bloom filters: a row of m·c bits (m rows of c columns) into which the
 // shared terms set b bits at random is 1 − e^(−b/(m·c)) dense, and a term
 // with k such rows admits a document without it with probability density^k
-// (index.Treatment gives the model with higher-rank rows).
+// (Treatment gives the model with higher-rank rows).
 type SignatureQuality struct {
 	File        string  `json:"file"`
 	Docs        int     `json:"documents"`
@@ -49,9 +49,9 @@ func (s *Segment) Quality() (SignatureQuality, error) {
 
 	// Bits the shared terms set, for the theory; then each term's FP.
 	type shared struct {
-		id    TermID
-		t     Treatment
-		terms string
+		id   TermID
+		t    Treatment
+		term string
 	}
 	var terms []shared
 	var bits0, bitsH float64
@@ -79,7 +79,7 @@ func (s *Segment) Quality() (SignatureQuality, error) {
 	}
 	var rows []int
 	for _, st := range terms {
-		rows = s.TermRows(rows[:0], st.terms, st.id)
+		rows = s.TermRows(rows[:0], st.term, st.id)
 		n := 0
 		for i := 0; i < h.RowWords; i++ {
 			acc := s.live[i]
