@@ -123,12 +123,16 @@ func (s *Segment) RowDocs(r int) []uint64 {
 	if rk == 0 {
 		return s.Row(r)
 	}
-	row := s.Row(r)
 	out := make([]uint64, s.hdr.RowWords)
-	for d := 0; d < s.hdr.Docs; d++ {
-		if g := d >> rk; row[g/64]&(1<<(g%64)) != 0 {
-			out[d/64] |= 1 << (d % 64)
-		}
+	for i := range out {
+		out[i] = s.docWord(r, i)
+	}
+	// The last group may stand for documents past the last one.
+	if n := s.hdr.Docs; n%64 != 0 {
+		out[n/64] &= 1<<(n%64) - 1
+	}
+	for i := (s.hdr.Docs + 63) / 64; i < len(out); i++ {
+		out[i] = 0
 	}
 	return out
 }
