@@ -119,8 +119,7 @@ func (s *Segment) RebuildRows() ([]uint32, error) {
 // rank-0 row in place, a higher-rank row expanded (each of its bits set for
 // the 2^Rank documents it stands for) into a new slice.
 func (s *Segment) RowDocs(r int) []uint64 {
-	rk := s.RowRank(r)
-	if rk == 0 {
+	if s.RowRank(r) == 0 {
 		return s.Row(r)
 	}
 	out := make([]uint64, s.hdr.RowWords)
