@@ -618,15 +618,20 @@ func (s *Segment) ForwardLookup(doc int, ids []TermID, tf []uint32) error {
 	b = b[k:]
 	id, j, last := uint64(0), 0, uint64(ids[len(ids)-1])
 	for i := uint64(0); i < n; i++ {
-		d, k1 := binary.Uvarint(b)
-		if k1 <= 0 {
-			return s.badForward(doc)
+		var d, f uint64
+		if len(b) >= 2 && b[0] < 0x80 && b[1] < 0x80 {
+			// Most entries are a one-byte delta and a one-byte frequency.
+			d, f, b = uint64(b[0]), uint64(b[1]), b[2:]
+		} else {
+			var k1, k2 int
+			if d, k1 = binary.Uvarint(b); k1 <= 0 {
+				return s.badForward(doc)
+			}
+			if f, k2 = binary.Uvarint(b[k1:]); k2 <= 0 || f > 1<<32-1 {
+				return s.badForward(doc)
+			}
+			b = b[k1+k2:]
 		}
-		f, k2 := binary.Uvarint(b[k1:])
-		if k2 <= 0 || f > 1<<32-1 {
-			return s.badForward(doc)
-		}
-		b = b[k1+k2:]
 		id += d
 		for j < len(ids) && uint64(ids[j]) < id {
 			j++

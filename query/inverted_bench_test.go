@@ -1,6 +1,7 @@
 package query
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"testing"
@@ -66,6 +67,7 @@ type benchSegment struct {
 	seg  *index.Segment
 	post *inverted.Segment
 	q    *compiled
+	text string // the query
 }
 
 // newBenchSegment indexes 20,000 generated documents; q is a query, or
@@ -115,7 +117,7 @@ func newBenchSegment(b *testing.B, q string) *benchSegment {
 	if err != nil {
 		b.Fatal(err)
 	}
-	return &benchSegment{s: s, inv: inv, seg: seg, post: post.Segments()[best], q: c}
+	return &benchSegment{s: s, inv: inv, seg: seg, post: post.Segments()[best], q: c, text: q}
 }
 
 // benchWords picks, from a segment's dictionary, the most frequent term with
@@ -223,6 +225,29 @@ func BenchmarkSegmentMatch(b *testing.B) {
 			for b.Loop() {
 				e := newInvEval(bs.seg, bs.post, an)
 				if _, _, err := e.run(bs.q); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkCount is a whole count (Search with CountOnly, one worker) of two
+// words matched through shared rows, in each engine: parsing, dictionary
+// lookups, planning, matching and verification. -benchmem shows what a count
+// allocates.
+func BenchmarkCount(b *testing.B) {
+	bs := newBenchSegment(b, "shared")
+	ctx := context.Background()
+	for _, e := range []struct {
+		name string
+		s    *Searcher
+	}{{"signature", bs.s}, {"inverted", bs.inv}} {
+		e.s.SetWorkers(1)
+		b.Run(e.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := e.s.Search(ctx, Request{Query: bs.text, CountOnly: true}); err != nil {
 					b.Fatal(err)
 				}
 			}
