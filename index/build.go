@@ -171,6 +171,7 @@ func buildSegment(w io.Writer, docs []*analyzedDoc, p Params, class int) (segmen
 	treat := make([]uint32, len(terms)) // by termID: private row | privateFlag, first entry | listFlag, or the shared counts
 	private, bits0, bitsH, maxK0, maxKH := 0, 0, 0, 0, 0
 	nlists, entries := 0, 0
+	p = p.withTail(dfs, n)
 	noLists := p
 	noLists.ListDensity = 0
 	for id, li := range order {

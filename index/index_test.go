@@ -242,3 +242,27 @@ func TestCorruptionDetected(t *testing.T) {
 		t.Errorf("Open of truncated file: err = %v", err)
 	}
 }
+
+// TestListTail checks that lists stay the rarest tail: in a segment of rare
+// words the list density is halved until shared rows hold at least as many
+// postings as lists, and a segment where they already do keeps it.
+func TestListTail(t *testing.T) {
+	var rare []int
+	for i := 0; i < 1000; i++ {
+		rare = append(rare, 2) // f = 1/2000: lists at the default cut
+	}
+	for i := 0; i < 10; i++ {
+		rare = append(rare, 100) // f = 1/40: shared
+	}
+	if got := DefaultParams.withTail(rare, 4000).ListDensity; got != 1.0/2048 {
+		t.Errorf("rare words: list density %v, want 1/2048 (the first cut below f = 1/2000)", got)
+	}
+	common := append(rare[:0:0], rare[1000:]...)
+	common = append(common, 2, 2, 2)
+	if got := DefaultParams.withTail(common, 4000).ListDensity; got != DefaultParams.ListDensity {
+		t.Errorf("shared rows already the bulk: list density %v, want the default", got)
+	}
+	if got := (Params{Density: 0.2, SNR: 30, KMin: 1, KMax: 12, Rank: 3}).withTail(rare, 4000).ListDensity; got != 0 {
+		t.Errorf("no lists: list density %v", got)
+	}
+}

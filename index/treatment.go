@@ -66,7 +66,9 @@ const maxK = 63
 //   - a private row, an exact bitmap of its documents, when that row is no
 //     larger than the shared rows the term would need (f ≥ Density/k);
 //   - an exact list of its documents (lists.go) for the rarest tail, f below
-//     ListDensity, where a Bloom row cannot pay for itself: such a term
+//     ListDensity (lowered in a segment where the tail would otherwise hold
+//     more postings than the shared rows; see withTail), where a Bloom row
+//     cannot pay for itself: such a term
 //     needs many shared rows, each read at every query, while its list is a
 //     few bytes that let a query skip straight to the blocks it touches. In a
 //     segment whose rows would be mostly padding (under 256 documents) every
@@ -116,6 +118,38 @@ func (p Params) treat(df, n int) Treatment {
 		return Treatment{Private: true}
 	}
 	return Treatment{K: k0, KHigh: kh}
+}
+
+// withTail returns p with the list density lowered, by halves, until the
+// terms with shared rows hold at least as many of a segment's postings as
+// the terms with lists: lists are for the rarest tail of the terms without
+// a private row, never for most of them. In prose the default cut already
+// does this; in source code, whose vocabulary is mostly rare identifiers,
+// a fixed cut would make lists the bulk of the signature. dfs are the
+// segment's document frequencies, in any order.
+func (p Params) withTail(dfs []int, n int) Params {
+	if p.ListDensity == 0 || n > MaxListDocs {
+		return p
+	}
+	postings := map[int]int64{} // df → postings of the terms with that df
+	for _, df := range dfs {
+		postings[df] += int64(df)
+	}
+	for {
+		var shared, listed int64
+		for df, c := range postings {
+			switch t := p.treat(df, n); {
+			case t.List:
+				listed += c
+			case !t.Private:
+				shared += c
+			}
+		}
+		if shared >= listed || p.ListDensity*float64(n) < 1 {
+			return p
+		}
+		p.ListDensity /= 2
+	}
 }
 
 // sharedCounts finds the fewest shared rows (k0 at rank 0, kh at the higher
