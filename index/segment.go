@@ -316,7 +316,8 @@ func (s *Segment) Tombstone() string { return s.tombName }
 // distinct terms < 2^c).
 func (s *Segment) LengthClass() int { return s.hdr.Class }
 
-// Params are the signature parameters the segment was built with.
+// Params are the signature parameters the segment was built with; the list
+// density is the one it used, which may be below the writer's (Treatment).
 func (s *Segment) Params() Params {
 	return Params{Density: s.hdr.Density, SNR: s.hdr.SNR, KMin: s.hdr.KMin, KMax: s.hdr.KMax, ListDensity: s.hdr.ListDensity, Rank: s.hdr.Rank}
 }
