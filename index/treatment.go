@@ -125,10 +125,11 @@ func (p Params) treat(df, n int) Treatment {
 // the terms with lists: lists are for the rarest tail of the terms without
 // a private row, never for most of them. In prose the default cut already
 // does this; in source code, whose vocabulary is mostly rare identifiers,
-// a fixed cut would make lists the bulk of the signature. dfs are the
-// segment's document frequencies, in any order.
+// a fixed cut would make lists the bulk of the signature. A list density
+// equal to the row density asks for lists instead of any shared row, and is
+// kept. dfs are the segment's document frequencies, in any order.
 func (p Params) withTail(dfs []int, n int) Params {
-	if p.ListDensity == 0 || n > MaxListDocs {
+	if p.ListDensity == 0 || p.ListDensity >= p.Density || n > MaxListDocs {
 		return p
 	}
 	postings := map[int]int64{} // df → postings of the terms with that df
