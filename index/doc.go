@@ -13,9 +13,11 @@
 //   - a private row, an exact bitmap of its documents, when it is no larger
 //     than the term's shared rows;
 //   - an exact sorted list of its documents for the rarest tail, f below the
-//     list density (1/256): there a term would need six or more shared rows
-//     of about 5 bits a posting each, read at every query, while its list is
-//     16 bits a posting and lets a query skip to the blocks it touches;
+//     list density (1/256, halved in a segment until its shared rows hold at
+//     least as many postings as its lists): there a term would need six or
+//     more shared rows of about 5 bits a posting each, read at every query,
+//     while its list is 16 bits a posting and lets a query skip to the
+//     blocks it touches;
 //   - otherwise, for the middle band, shared rows: k at rank 0 and k' at the
 //     segment's higher rank r (3), at positions (h1 + i·h2) mod m of its
 //     xxhash64 with h2 coprime with m, so that a term's rows never repeat.
