@@ -141,25 +141,19 @@ func (s *Segment) termGroups() ([]int, error) {
 }
 
 // docWord is word i of row r as document bits: the word itself at rank 0,
-// the bits of its groups expanded at a higher rank.
+// the bits of its groups expanded (ExpandRank) at a higher rank.
 func (s *Segment) docWord(r, i int) uint64 {
 	row, rk := s.Row(r), s.RowRank(r)
 	if rk == 0 {
 		return row[i]
 	}
-	if rk >= 6 {
-		g := (64 * i) >> rk
-		return -(row[g/64] >> (g % 64) & 1)
+	per := 512 >> rk
+	off := i / BlockWords * per
+	hb := row[off/64] >> (off % 64)
+	if per < 64 {
+		hb &= 1<<per - 1
 	}
-	per := 64 >> rk
-	g := (64 * i) >> rk
-	x := row[g/64] >> (g % 64) & (1<<per - 1)
-	fill := uint64(1)<<(1<<rk) - 1
-	var w uint64
-	for j := 0; x != 0; j, x = j+1, x>>1 {
-		if x&1 != 0 {
-			w |= fill << (j << rk)
-		}
-	}
-	return w
+	var out [BlockWords]uint64
+	ExpandRank(hb, rk, &out)
+	return out[i%BlockWords]
 }

@@ -31,7 +31,7 @@ func (n *pnode) eval(b int, out *block) bool {
 				*out = block{}
 				return false
 			}
-			expandRank(hb, n.rank, out)
+			index.ExpandRank(hb, n.rank, out)
 			started = true
 		}
 		for i := range n.lists {
@@ -372,44 +372,6 @@ func (n *pnode) nextHigh(b int) int {
 	}
 	return noBlock
 }
-
-// expandRank sets in out the documents of the rank-r bits hb of one block:
-// each bit becomes 2^r document bits.
-func expandRank(hb uint64, rank int, out *block) {
-	if rank == 3 {
-		for i := range out {
-			out[i] = spread8[byte(hb>>(8*i))]
-		}
-		return
-	}
-	per := 64 >> rank // bits of hb for each word of out
-	span := uint(1) << rank
-	fill := ^uint64(0)
-	if span < 64 {
-		fill = 1<<span - 1
-	}
-	for i := range out {
-		x, w := hb>>(uint(i*per))&(1<<per-1), uint64(0)
-		for j := 0; x != 0; j, x = j+1, x>>1 {
-			if x&1 != 0 {
-				w |= fill << (uint(j) * span)
-			}
-		}
-		out[i] = w
-	}
-}
-
-// spread8[x] turns each bit of x into a byte of ones: rank 3's expansion.
-var spread8 = func() (t [256]uint64) {
-	for x := range t {
-		for j := 0; j < 8; j++ {
-			if x>>j&1 != 0 {
-				t[x] |= 0xff << (8 * j)
-			}
-		}
-	}
-	return t
-}()
 
 const (
 	blockShift = 9                  // log2 of the documents in a block
