@@ -63,6 +63,10 @@ type segmentHeader struct {
 	Rank        int // the higher rank of shared rows (0: none)
 	HighRows    int // shared rows at that rank
 	HighWords   int // words of each of them
+
+	Postings        int64 // (document, term) pairs: the sum of every term's df
+	PrivatePostings int64 // of them, in private rows
+	SharedPostings  int64 // in shared rows (the rest are in lists)
 }
 
 func (h *segmentHeader) encode() []byte {
@@ -79,6 +83,9 @@ func (h *segmentHeader) encode() []byte {
 	b = binary.LittleEndian.AppendUint32(b, uint32(h.Lists))
 	for _, v := range []int{h.Rank, h.HighRows, h.HighWords} {
 		b = binary.LittleEndian.AppendUint32(b, uint32(v))
+	}
+	for _, v := range []int64{h.Postings, h.PrivatePostings, h.SharedPostings} {
+		b = binary.LittleEndian.AppendUint64(b, uint64(v))
 	}
 	return append(b, make([]byte, paramsSize-len(b))...)
 }
@@ -99,6 +106,10 @@ func decodeHeader(b []byte) segmentHeader {
 		Rank:        u(19),
 		HighRows:    u(20),
 		HighWords:   u(21),
+
+		Postings:        int64(binary.LittleEndian.Uint64(b[88:])),
+		PrivatePostings: int64(binary.LittleEndian.Uint64(b[96:])),
+		SharedPostings:  int64(binary.LittleEndian.Uint64(b[104:])),
 	}
 }
 
@@ -122,8 +133,9 @@ const docRecordSize = 64
 // the store section, compressed length uint32, raw length uint32.
 const blockEntrySize = 16
 
-// buildSegment seals docs into a segment file written to w.
-func buildSegment(w io.Writer, docs []*analyzedDoc, p Params, class int) (segmentHeader, error) {
+// buildSegment seals docs into a segment file written to w. The segment's
+// dictionary, which goes to the lexicon, is returned.
+func buildSegment(w io.Writer, docs []*analyzedDoc, p Params, class int) (segmentHeader, *segDict, error) {
 	n := len(docs)
 
 	// Dictionary: local term index → df, then termIDs by descending df.
@@ -333,45 +345,42 @@ func buildSegment(w io.Writer, docs []*analyzedDoc, p Params, class int) (segmen
 		Rank: p.Rank, HighRows: mh, HighWords: sig.hwords,
 	}
 
-	// Terms section: sorted dictionary offsets, sorted position → termID,
-	// per-termID (df, treatment), then the term bytes in sorted order.
+	// The dictionary, for the lexicon: terms in sorted order with their
+	// termIDs, and per termID (df, treatment).
 	sorted := make([]int32, len(terms)) // sorted position → local index
 	for i := range sorted {
 		sorted[i] = int32(i)
 	}
 	slices.SortFunc(sorted, func(a, b int32) int { return strings.Compare(terms[a], terms[b]) })
-	strOff := make([]uint32, 0, len(terms)+1)
-	sortedID := make([]uint32, 0, len(terms))
-	var blob []byte
-	sortedTerms := make([]string, 0, len(terms))
+	dict := &segDict{words: make([]string, 0, len(terms)), ids: make([]uint32, 0, len(terms)), info: make([]uint32, 0, 2*len(terms))}
 	for _, li := range sorted {
-		strOff = append(strOff, uint32(len(blob)))
-		sortedID = append(sortedID, idOf[li])
-		blob = append(blob, terms[li]...)
-		sortedTerms = append(sortedTerms, terms[li])
+		dict.words = append(dict.words, terms[li])
+		dict.ids = append(dict.ids, idOf[li])
 	}
-	termSlots := buildTermHash(sortedTerms)
-	strOff = append(strOff, uint32(len(blob)))
-	info := make([]uint32, 0, 2*len(terms))
 	for id, li := range order {
-		info = append(info, uint32(dfs[li]), treat[id])
+		dict.info = append(dict.info, uint32(dfs[li]), treat[id])
+		switch df := int64(dfs[li]); {
+		case treat[id]&privateFlag != 0:
+			hdr.PrivatePostings += df
+		case treat[id]&listFlag == 0:
+			hdr.SharedPostings += df
+		}
+		hdr.Postings += int64(dfs[li])
 	}
 
 	bw := bufio.NewWriterSize(w, 1<<20)
 	fw, err := newFileWriter(bw, segmentKind)
 	if err != nil {
-		return hdr, err
+		return hdr, nil, err
 	}
 	sections := []struct {
 		id    uint32
 		parts [][]byte
 	}{
 		{secParams, [][]byte{hdr.encode()}},
-		{secTerms, [][]byte{u32AsBytes(strOff), u32AsBytes(sortedID), u32AsBytes(info), blob}},
 		{secRows, [][]byte{wordsAsBytes(sig.bits)}},
 		{secRowStats, [][]byte{u32AsBytes(pop)}},
 		{secLists, [][]byte{lists}},
-		{secTermHash, [][]byte{u32AsBytes(termSlots)}},
 		{secForward, [][]byte{wordsAsBytes(fwdOff), fwd}},
 		{secDocs, [][]byte{recs, strs}},
 		{secBlocks, [][]byte{blocks}},
@@ -379,19 +388,19 @@ func buildSegment(w io.Writer, docs []*analyzedDoc, p Params, class int) (segmen
 	}
 	for _, s := range sections {
 		if err := fw.begin(s.id); err != nil {
-			return hdr, err
+			return hdr, nil, err
 		}
 		for _, part := range s.parts {
 			if _, err := fw.Write(part); err != nil {
-				return hdr, err
+				return hdr, nil, err
 			}
 		}
 		fw.end()
 	}
 	if err := fw.finish(); err != nil {
-		return hdr, err
+		return hdr, nil, err
 	}
-	return hdr, bw.Flush()
+	return hdr, dict, bw.Flush()
 }
 
 // maxLoads returns the most shared-row bits one document sets at rank 0, and

@@ -1,7 +1,6 @@
 package index
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -34,6 +33,12 @@ func Check(dir string) (*CheckReport, error) {
 	}
 	rep := &CheckReport{}
 	keys := map[string]string{}
+	segs := make([]*Segment, 0, len(m.Segments))
+	defer func() {
+		for _, s := range segs {
+			s.close()
+		}
+	}()
 	for _, ms := range m.Segments {
 		rep.Segments++
 		rep.Bytes += ms.Bytes
@@ -49,12 +54,32 @@ func Check(dir string) (*CheckReport, error) {
 			unmapFile(data)
 			continue
 		}
+		segs = append(segs, s)
 		if err := verifySection(s.name, data, s.secs[secStore]); err != nil {
 			rep.Problems = append(rep.Problems, err)
 		}
 		if err := s.applyEntry(dir, ms); err != nil {
 			rep.Problems = append(rep.Problems, err)
 		}
+	}
+	if m.Lexicon != "" {
+		lx, err := openLexicon(dir, m.Lexicon)
+		if err == nil {
+			defer lx.close()
+			if len(segs) == len(m.Segments) {
+				err = lx.attach(segs)
+			}
+		}
+		if err != nil {
+			rep.Problems = append(rep.Problems, err)
+		} else {
+			for i, s := range segs {
+				s.lex, s.ord = lx, i
+			}
+			rep.Problems = append(rep.Problems, lx.checkLookups()...)
+		}
+	}
+	for _, s := range segs {
 		rep.Problems = append(rep.Problems, s.checkInvariants()...)
 		for d := 0; d < s.NumDocs(); d++ {
 			if !s.IsLive(d) {
@@ -68,9 +93,30 @@ func Check(dir string) (*CheckReport, error) {
 		}
 		rep.Docs += s.NumLive()
 		rep.Deleted += s.NumDeleted()
-		s.close()
 	}
 	return rep, nil
+}
+
+// checkLookups looks every word of the lexicon up and compares what the
+// lookup finds with what a scan decodes.
+func (lx *Lexicon) checkLookups() []error {
+	var probs []error
+	var got []Entry
+	err := lx.each(func(word []byte, es []Entry) error {
+		var err error
+		got, err = lx.Lookup(string(word), got[:0])
+		if err != nil {
+			return err
+		}
+		if !slices.Equal(got, es) {
+			return &CorruptError{File: lx.name, Section: "index", Detail: fmt.Sprintf("word %q is not found by a lookup", word)}
+		}
+		return nil
+	})
+	if err != nil {
+		probs = append(probs, err)
+	}
+	return probs
 }
 
 // checkInvariants verifies a segment's internal consistency.
@@ -83,30 +129,45 @@ func (s *Segment) checkInvariants() []error {
 	}
 	n, nt := s.NumDocs(), s.NumTerms()
 
-	// Dictionary: strictly sorted, sortedID a permutation, df descending.
-	seen := make([]bool, nt)
-	for i := 0; i < nt; i++ {
-		if i > 0 && bytes.Compare(s.termAt(i-1), s.termAt(i)) >= 0 {
-			bad("terms", "dictionary is not sorted at entry %d", i)
-		}
-		id := s.sortedID[i]
-		if seen[id] {
-			bad("terms", "termID %d appears twice", id)
-		}
-		seen[id] = true
-	}
-	for id := 1; id < nt; id++ {
-		if s.DF(TermID(id)) > s.DF(TermID(id-1)) {
-			bad("terms", "termIDs are not in descending df order at %d", id)
-		}
+	// Dictionary (from the lexicon, which checks that every termID is used
+	// once): df descending, the postings the header counts, and lists that
+	// cover the lists section exactly.
+	if err := s.LoadTerms(); err != nil {
+		return append(probs, err)
 	}
 	terms := make([]string, nt)
-	s.Terms(func(t string, id TermID) bool { terms[id] = t; return true })
-	for id, t := range terms {
-		if got, ok := s.Lookup(t); !ok || got != TermID(id) {
-			bad("termhash", "term %q is not found through its hash", t)
-			break
+	for i, w := range s.dict.words {
+		terms[s.dict.ids[i]] = w
+	}
+	var postings, private, shared int64
+	nl, listed := 0, 0
+	for id := 0; id < nt; id++ {
+		df := s.DF(TermID(id))
+		if id > 0 && df > s.DF(TermID(id-1)) {
+			bad("params", "termIDs are not in descending df order at %d", id)
 		}
+		postings += int64(df)
+		switch t := s.Treatment(TermID(id)); {
+		case t.Private:
+			private += int64(df)
+		case t.List:
+			nl++
+			size := 2 * df
+			if s.List(TermID(id)).Chunked() {
+				size = chunkedEnd(s.lists[t.ListAt:], df, (n+255)/256)
+				size += size % 2
+			}
+			listed += size
+		default:
+			shared += int64(df)
+		}
+	}
+	if h := s.hdr; postings != h.Postings || private != h.PrivatePostings || shared != h.SharedPostings {
+		bad("params", "postings %d (%d private, %d shared), the dictionary gives %d (%d, %d)",
+			h.Postings, h.PrivatePostings, h.SharedPostings, postings, private, shared)
+	}
+	if nl != s.hdr.Lists || listed != len(s.lists) {
+		bad("lists", "%d bytes in %d lists, the dictionary gives %d in %d", len(s.lists), s.hdr.Lists, listed, nl)
 	}
 
 	// Rows: popcounts, no bits past the last document, live row as built.
@@ -176,7 +237,7 @@ func (s *Segment) checkInvariants() []error {
 	}
 	for id := 0; id < nt; id++ {
 		if df[id] != s.DF(TermID(id)) {
-			bad("terms", "term %q has df %d, the forward index gives %d", terms[id], s.DF(TermID(id)), df[id])
+			bad("forward", "term %q has df %d, the forward index gives %d", terms[id], s.DF(TermID(id)), df[id])
 		}
 	}
 

@@ -174,21 +174,34 @@ func planCompaction(m *Manifest, opt CompactOptions) []int {
 func merge(dir string, m *Manifest, group []int, opt CompactOptions, st *CompactStats) (*Manifest, error) {
 	seq := m.NextFile
 	var outs []ManifestSegment
+	fresh := map[string]*segDict{}
+	var lexName string
 	removeOuts := func() {
 		for _, o := range outs {
 			os.Remove(filepath.Join(dir, o.File))
+		}
+		if lexName != "" {
+			os.Remove(filepath.Join(dir, lexName))
 		}
 	}
 	write := func(docs []*analyzedDoc, class int) error {
 		name := segmentFileName(seq)
 		seq++
-		ms, err := writeSegmentFile(dir, name, docs, opt.Params, class)
+		ms, dict, err := writeSegmentFile(dir, name, docs, opt.Params, class)
 		if err != nil {
 			return err
 		}
 		outs = append(outs, ms)
+		fresh[ms.File] = dict
 		return nil
 	}
+	// The words of the merged segments, and of those kept, are in the
+	// lexicon of m.
+	lx, err := openLexicon(dir, m.Lexicon)
+	if err != nil {
+		return nil, err
+	}
+	defer lx.close()
 	classes := map[int]*classBuffer{}
 	docs, dropped := 0, 0
 	var bytesIn int64
@@ -200,7 +213,13 @@ func merge(dir string, m *Manifest, group []int, opt CompactOptions, st *Compact
 			removeOuts()
 			return nil, err
 		}
-		src := newMergeSource(s)
+		s.lex, s.ord = lx, i
+		src, err := newMergeSource(s)
+		if err != nil {
+			s.close()
+			removeOuts()
+			return nil, err
+		}
 		for d := 0; d < s.NumDocs(); d++ {
 			if !s.IsLive(d) {
 				dropped++
@@ -248,6 +267,11 @@ func merge(dir string, m *Manifest, group []int, opt CompactOptions, st *Compact
 	}
 	next.Segments = append(next.Segments, outs...)
 	slices.SortFunc(next.Segments, func(a, b ManifestSegment) int { return strings.Compare(a.File, b.File) })
+	lexName, err = writeLexicon(dir, next, lx, m, fresh)
+	if err != nil {
+		removeOuts()
+		return nil, err
+	}
 	if err := syncDir(dir); err != nil {
 		removeOuts()
 		return nil, err
@@ -336,13 +360,16 @@ type mergeSource struct {
 	post  []Posting
 }
 
-func newMergeSource(s *Segment) *mergeSource {
+func newMergeSource(s *Segment) (*mergeSource, error) {
+	if err := s.LoadTerms(); err != nil {
+		return nil, err
+	}
 	terms := make([]string, s.NumTerms())
 	s.Terms(func(t string, id TermID) bool {
 		terms[id] = t
 		return true
 	})
-	return &mergeSource{s: s, terms: terms, text: s.NewTextReader()}
+	return &mergeSource{s: s, terms: terms, text: s.NewTextReader()}, nil
 }
 
 func (src *mergeSource) doc(d int) (*analyzedDoc, error) {

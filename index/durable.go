@@ -108,23 +108,23 @@ func syncDir(dir string) error {
 }
 
 // removeTemps deletes the temporary files an interrupted writer left: its
-// own kinds only (MANIFEST, segments, tombstones), so that tools writing
+// own kinds only (MANIFEST, segments, tombstones, lexicons), so that tools writing
 // other files into the directory are not disturbed.
 func removeTemps(dir string) {
 	ents, _ := os.ReadDir(dir)
 	for _, e := range ents {
 		n, ok := strings.CutSuffix(e.Name(), tmpSuffix)
-		if ok && (n == ManifestName || strings.HasSuffix(n, ".seg") || strings.HasSuffix(n, ".del")) {
+		if ok && (n == ManifestName || strings.HasSuffix(n, ".seg") || strings.HasSuffix(n, ".del") || strings.HasSuffix(n, ".lex")) {
 			os.Remove(filepath.Join(dir, e.Name()))
 		}
 	}
 }
 
-// removeUnlisted deletes segment and tombstone files that the manifest does
+// removeUnlisted deletes segment, tombstone and lexicon files that the manifest does
 // not name. Snapshots that still use them keep their mappings (segments) or
 // copies (tombstones): unlinking does not disturb them.
 func removeUnlisted(dir string, m *Manifest) {
-	live := map[string]bool{}
+	live := map[string]bool{m.Lexicon: true}
 	for _, s := range m.Segments {
 		live[s.File] = true
 		live[s.Deletes] = true
@@ -132,7 +132,7 @@ func removeUnlisted(dir string, m *Manifest) {
 	ents, _ := os.ReadDir(dir)
 	for _, e := range ents {
 		n := e.Name()
-		if (strings.HasSuffix(n, ".seg") || strings.HasSuffix(n, ".del")) && !live[n] {
+		if (strings.HasSuffix(n, ".seg") || strings.HasSuffix(n, ".del") || strings.HasSuffix(n, ".lex")) && !live[n] {
 			if _, ok := fileSeq(n); ok {
 				os.Remove(filepath.Join(dir, n))
 			}

@@ -25,7 +25,7 @@ import (
 
 // FormatVersion is the version of the index files this bitsieve reads and
 // writes (docs/format.md). It is part of every file name.
-const FormatVersion = 3
+const FormatVersion = 4
 
 const (
 	headerSize    = 64
@@ -44,28 +44,30 @@ func checksum(b []byte) uint32 { return crc32.Checksum(b, castagnoli) }
 
 // Section ids of a segment file.
 const (
-	secParams   = 1  // fixed-size parameters (params.go)
-	secTerms    = 2  // dictionary and per-term df and row treatment
-	secRows     = 3  // the bit-sliced signature matrix
-	secRowStats = 4  // popcount of every row
-	secForward  = 5  // per-document sorted termIDs with tf
-	secDocs     = 6  // document table
-	secBlocks   = 7  // doc store block table
-	secStore    = 8  // zstd-compressed document text
-	secLists    = 9  // exact document lists of rare terms
-	secTermHash = 10 // hash slots of the dictionary (termhash.go)
+	secParams   = 1 // fixed-size parameters (params.go)
+	secRows     = 3 // the bit-sliced signature matrix
+	secRowStats = 4 // popcount of every row
+	secForward  = 5 // per-document sorted termIDs with tf
+	secDocs     = 6 // document table
+	secBlocks   = 7 // doc store block table
+	secStore    = 8 // zstd-compressed document text
+	secLists    = 9 // exact document lists of rare terms
 )
 
+// Section ids 2 and 10 held a segment's dictionary and its hash slots until
+// format 4, which keeps every segment's words in the index's lexicon.
+
 var sectionNames = map[uint32]string{
-	secParams: "params", secTerms: "terms", secRows: "rows", secRowStats: "rowstats",
+	secParams: "params", secRows: "rows", secRowStats: "rowstats",
 	secForward: "forward", secDocs: "docs", secBlocks: "blocks", secStore: "store",
-	secLists: "lists", secTermHash: "termhash",
+	secLists: "lists",
 }
 
 // kindSectionNames names the sections of every kind of file.
 var kindSectionNames = map[string]map[uint32]string{
 	segmentKind:   sectionNames,
 	tombstoneKind: tombstoneSectionNames,
+	lexiconKind:   lexiconSectionNames,
 }
 
 // SectionName is the human name of a segment section id, for messages and stats.

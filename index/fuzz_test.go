@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -33,6 +34,60 @@ func smallSegment(t testing.TB, n int, seed uint64) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// smallIndexFiles is smallSegment with the index's other segments and its
+// lexicon.
+func smallIndexFiles(t testing.TB, n int, seed uint64) (segs [][]byte, lex []byte) {
+	t.Helper()
+	dir := t.TempDir()
+	docs := genDocs(n, seed)
+	for i := range docs {
+		if len(docs[i].Text) > 80 {
+			docs[i].Text = docs[i].Text[:80]
+		}
+	}
+	buildIndex(t, dir, docs, WriterOptions{})
+	m, err := readManifest(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ms := range m.Segments {
+		b, err := os.ReadFile(filepath.Join(dir, ms.File))
+		if err != nil {
+			t.Fatal(err)
+		}
+		segs = append(segs, b)
+	}
+	if lex, err = os.ReadFile(filepath.Join(dir, m.Lexicon)); err != nil {
+		t.Fatal(err)
+	}
+	return segs, lex
+}
+
+// openPair opens an index's segment files and lexicon from memory,
+// unverified and attached, and returns the first segment.
+func openPair(t testing.TB, segData [][]byte, lex []byte) (*Segment, *Lexicon) {
+	t.Helper()
+	segs := make([]*Segment, len(segData))
+	for i, b := range segData {
+		s, err := newSegment(fmt.Sprintf("%08d.v4.seg", i+1), b, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		segs[i] = s
+	}
+	lx, err := newLexicon("lexicon", lex)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := lx.attach(segs); err != nil {
+		t.Fatal(err)
+	}
+	for i, s := range segs {
+		s.lex, s.ord = lx, i
+	}
+	return segs[0], lx
 }
 
 // exercise calls every accessor of a segment that newSegment accepted; none

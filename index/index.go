@@ -15,8 +15,9 @@ type Index struct {
 	dir      string
 	manifest *Manifest
 	segs     []*Segment
-	docs     int   // live documents
-	tokens   int64 // tokens of the live documents
+	lex      *Lexicon // nil when there is no segment
+	docs     int      // live documents
+	tokens   int64    // tokens of the live documents
 
 	keysOnce sync.Once
 	keys     map[string]DocRef
@@ -72,6 +73,20 @@ func openManifest(dir string, m *Manifest) (*Index, error) {
 		if err != nil {
 			ix.Close()
 			return nil, err
+		}
+	}
+	if m.Lexicon != "" {
+		lx, err := openLexicon(dir, m.Lexicon)
+		if err == nil {
+			ix.lex = lx
+			err = lx.attach(ix.segs)
+		}
+		if err != nil {
+			ix.Close()
+			return nil, err
+		}
+		for i, s := range ix.segs {
+			s.lex, s.ord = lx, i
 		}
 	}
 	for _, s := range ix.segs {
@@ -139,6 +154,12 @@ func (ix *Index) Close() error {
 		}
 	}
 	ix.segs = nil
+	if ix.lex != nil {
+		if err := ix.lex.close(); err != nil && first == nil {
+			first = err
+		}
+		ix.lex = nil
+	}
 	return first
 }
 
@@ -157,6 +178,28 @@ func (ix *Index) Manifest() Manifest {
 	m := *ix.manifest
 	m.Segments = append([]ManifestSegment(nil), m.Segments...)
 	return m
+}
+
+// Lexicon is the snapshot's term table: one lookup finds a word in every
+// segment. It is nil when the index has no segment.
+func (ix *Index) Lexicon() *Lexicon { return ix.lex }
+
+// Lookup appends the entries of word (an analyzed term) to dst, one for each
+// segment that holds it; see Lexicon.Lookup.
+func (ix *Index) Lookup(word string, dst []Entry) ([]Entry, error) {
+	if ix.lex == nil {
+		return dst, nil
+	}
+	return ix.lex.Lookup(word, dst)
+}
+
+// Prefix calls fn for every word starting with prefix, in ascending order,
+// with its entries, until fn returns false; see Lexicon.Prefix.
+func (ix *Index) Prefix(prefix string, fn func(word string, es []Entry) bool) error {
+	if ix.lex == nil {
+		return nil
+	}
+	return ix.lex.Prefix(prefix, fn)
 }
 
 // Segments are the snapshot's segments.

@@ -31,6 +31,11 @@ type Manifest struct {
 	Analyzer   string            `json:"analyzer"`
 	NextFile   uint64            `json:"next_file"` // sequence number for the next file name
 	Segments   []ManifestSegment `json:"segments"`
+
+	// Lexicon names the index-wide term table of these segments (lexicon.go),
+	// and LexiconBytes its size; both are absent when there is no segment.
+	Lexicon      string `json:"lexicon,omitempty"`
+	LexiconBytes int64  `json:"lexicon_bytes,omitempty"`
 }
 
 // ManifestSegment is one live segment file.
@@ -95,6 +100,14 @@ func decodeManifest(path string, b []byte) (*Manifest, error) {
 		}
 		seen[n] = true
 		return nil
+	}
+	if (m.Lexicon == "") != (len(m.Segments) == 0) || m.LexiconBytes < 0 {
+		return nil, bad("the lexicon must be named exactly when there are segments")
+	}
+	if m.Lexicon != "" {
+		if err := name(m.Lexicon, ".lex"); err != nil {
+			return nil, err
+		}
 	}
 	for _, s := range m.Segments {
 		if err := name(s.File, ".seg"); err != nil {

@@ -95,6 +95,7 @@ func reseal(ix *Index, dst string, p Params, opt ResealOptions, created bool) er
 	segs := ix.Segments()
 	entries := ix.manifest.Segments
 	outs := make([]ManifestSegment, len(segs))
+	dicts := make([]*segDict, len(segs))
 	errs := make([]error, len(segs))
 	// Each segment in flight holds its documents' texts (up to
 	// MaxSegmentBytes): two at a time keep a reseal about as large in memory
@@ -108,7 +109,7 @@ func reseal(ix *Index, dst string, p Params, opt ResealOptions, created bool) er
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			outs[i], errs[i] = resealSegment(dst, segmentFileName(uint64(i+1)), s, entries[i].Class, p, opt)
+			outs[i], dicts[i], errs[i] = resealSegment(dst, segmentFileName(uint64(i+1)), s, entries[i].Class, p, opt)
 		}()
 	}
 	wg.Wait()
@@ -116,10 +117,15 @@ func reseal(ix *Index, dst string, p Params, opt ResealOptions, created bool) er
 		return err
 	}
 	m := &Manifest{Format: formatVersion, Generation: 1, Analyzer: ix.Analyzer(), NextFile: uint64(len(segs) + 1)}
-	for _, o := range outs {
+	fresh := map[string]*segDict{}
+	for i, o := range outs {
 		if o.File != "" {
 			m.Segments = append(m.Segments, o)
+			fresh[o.File] = dicts[i]
 		}
+	}
+	if _, err := writeLexicon(dst, m, nil, nil, fresh); err != nil {
+		return err
 	}
 	if err := syncDir(dst); err != nil {
 		return err
@@ -136,8 +142,11 @@ func reseal(ix *Index, dst string, p Params, opt ResealOptions, created bool) er
 
 // resealSegment writes the live documents of s as the segment file name in
 // dir, built with p; a segment without live documents writes nothing.
-func resealSegment(dir, name string, s *Segment, class int, p Params, opt ResealOptions) (ManifestSegment, error) {
-	src := newMergeSource(s)
+func resealSegment(dir, name string, s *Segment, class int, p Params, opt ResealOptions) (ManifestSegment, *segDict, error) {
+	src, err := newMergeSource(s)
+	if err != nil {
+		return ManifestSegment{}, nil, err
+	}
 	docs := make([]*analyzedDoc, 0, s.NumLive())
 	for d := 0; d < s.NumDocs(); d++ {
 		if !s.IsLive(d) {
@@ -145,12 +154,12 @@ func resealSegment(dir, name string, s *Segment, class int, p Params, opt Reseal
 		}
 		ad, err := src.doc(d)
 		if err != nil {
-			return ManifestSegment{}, err
+			return ManifestSegment{}, nil, err
 		}
 		docs = append(docs, ad)
 	}
 	if len(docs) == 0 {
-		return ManifestSegment{}, nil
+		return ManifestSegment{}, nil, nil
 	}
 	reorder(docs, opt.Order, opt.Seed)
 	return writeSegmentFile(dir, name, docs, p, class)

@@ -1,14 +1,14 @@
 package index
 
 import (
-	"bytes"
 	"cmp"
 	"encoding/binary"
 	"fmt"
 	"math/bits"
 	"path/filepath"
 	"slices"
-	"sort"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/klauspost/compress/zstd"
@@ -23,11 +23,14 @@ type Segment struct {
 	data []byte // the mapped file
 	hdr  segmentHeader
 
-	strOff    []uint32 // terms: sorted position → offset into termStrs (len Terms+1)
-	sortedID  []uint32 // sorted position → termID
-	info      []uint32 // termID → (df, treatment) pairs
-	termStrs  []byte
-	termSlots []uint32 // the termhash section
+	// The segment's words live in the index's lexicon (lexicon.go), at
+	// ordinal ord; its dictionary by termID is gathered from there when
+	// first needed (LoadTerms).
+	lex      *Lexicon
+	ord      int
+	dictOnce sync.Once
+	dict     *segDict
+	dictErr  error
 
 	lists []byte // the lists section (lists.go)
 
@@ -117,86 +120,16 @@ func newSegment(path string, data []byte, verify bool) (*Segment, error) {
 		return nil, bad(secParams, "inconsistent ranks (%d ranks, rank %d, %d rows of %d words)", h.Ranks, h.Rank, h.HighRows, h.HighWords)
 	}
 
-	terms, err := get(secTerms)
-	if err != nil {
-		return nil, err
-	}
-	nt := uint64(h.Terms)
-	fixed := 4*(nt+1) + 4*nt + 8*nt
-	if uint64(len(terms)) < fixed {
-		return nil, bad(secTerms, "too short for %d terms", nt)
-	}
-	s.strOff = bytesAsU32(terms[:4*(nt+1)])
-	s.sortedID = bytesAsU32(terms[4*(nt+1) : 4*(2*nt+1)])
-	s.info = bytesAsU32(terms[4*(2*nt+1) : fixed])
-	s.termStrs = terms[fixed:]
-	if uint64(s.strOff[nt]) != uint64(len(s.termStrs)) {
-		return nil, bad(secTerms, "term bytes do not match the offsets")
-	}
-	for i := uint64(0); i < nt; i++ {
-		if s.strOff[i] > s.strOff[i+1] || uint64(s.sortedID[i]) >= nt {
-			return nil, bad(secTerms, "entry %d is out of range", i)
-		}
-	}
-	slots, err := get(secTermHash)
-	if err != nil {
-		return nil, err
-	}
-	if len(slots) != 4*termHashSlots(h.Terms) {
-		return nil, bad(secTermHash, "%d bytes, want %d slots for %d terms", len(slots), termHashSlots(h.Terms), h.Terms)
-	}
-	s.termSlots = bytesAsU32(slots)
-	used := uint64(0)
-	for i, p := range s.termSlots {
-		if uint64(p) > nt {
-			return nil, bad(secTermHash, "slot %d names term %d of %d", i, p, nt)
-		}
-		if p != 0 {
-			used++
-		}
-	}
-	if used != nt { // and so a probe always ends at an empty slot
-		return nil, bad(secTermHash, "%d slots are used for %d terms", used, nt)
-	}
 	lists, err := get(secLists)
 	if err != nil {
 		return nil, err
 	}
 	s.lists = lists
-	nl, listed := 0, 0
-	chunks := (h.Docs + 255) / 256
-
+	if len(lists) > 0 && h.Docs > MaxListDocs {
+		return nil, bad(secLists, "lists in a segment of %d documents", h.Docs)
+	}
 	nrows := 1 + h.PrivateRows + h.SharedRows + h.HighRows
 	rowWordsAll := uint64(1+h.PrivateRows+h.SharedRows)*uint64(h.RowWords) + uint64(h.HighRows)*uint64(h.HighWords)
-	for id := uint64(0); id < nt; id++ {
-		t := s.info[2*id+1]
-		if t&privateFlag != 0 {
-			if r := int(t &^ privateFlag); r < 1 || r > h.PrivateRows {
-				return nil, bad(secTerms, "term %d names private row %d of %d", id, r, h.PrivateRows)
-			}
-		} else if t&listFlag != 0 {
-			off, df := 2*int(t&^(listFlag|chunkedFlag)), int(s.info[2*id])
-			size := 2 * df
-			if off > len(lists) {
-				size = -1
-			} else if t&chunkedFlag != 0 {
-				if size = chunkedEnd(lists[off:], df, chunks); size > 0 && size%2 != 0 {
-					size++ // the padding byte
-				}
-			}
-			if size < 0 || off+size > len(lists) {
-				return nil, bad(secLists, "the list of term %d (%d documents at byte %d) is malformed or lies outside the section", id, df, off)
-			}
-			nl++
-			listed += size
-		} else if k0, kh := decodeShared(t); t>>12 != 0 || k0 < 1 || k0 > h.SharedRows || kh > h.HighRows {
-			return nil, bad(secTerms, "term %d has %d+%d shared rows of %d+%d", id, k0, kh, h.SharedRows, h.HighRows)
-		}
-	}
-
-	if nl != h.Lists || listed != len(lists) {
-		return nil, bad(secLists, "%d bytes in %d lists, the terms give %d in %d", len(lists), h.Lists, listed, nl)
-	}
 
 	rows, err := get(secRows)
 	if err != nil {
@@ -327,8 +260,15 @@ func (s *Segment) NumLists() int { return s.hdr.Lists }
 
 // List returns the documents of a term stored as a list (see Treatment).
 func (s *Segment) List(id TermID) List {
-	t := s.info[2*id+1]
-	off, n := 2*int(t&^(listFlag|chunkedFlag)), int(s.info[2*id])
+	d := s.terms()
+	return s.list(d.info[2*id+1], int(d.info[2*id]))
+}
+
+// ListOf returns the documents of a term stored as a list, from its entry.
+func (s *Segment) ListOf(e Entry) List { return s.list(e.treat, e.DF) }
+
+func (s *Segment) list(t uint32, n int) List {
+	off := 2 * int(t&^(listFlag|chunkedFlag))
 	if t&chunkedFlag != 0 {
 		return List{chunked: s.lists[off:], n: n}
 	}
@@ -394,19 +334,47 @@ func (s *Segment) Live() []uint64 { return s.live }
 // IsLive reports whether document doc is not deleted.
 func (s *Segment) IsLive(doc int) bool { return s.live[doc/64]&(1<<(doc%64)) != 0 }
 
-// termAt returns the term at sorted position i.
-func (s *Segment) termAt(i int) []byte { return s.termStrs[s.strOff[i]:s.strOff[i+1]] }
+// LoadTerms gathers the segment's dictionary (its words by termID, their df
+// and treatment) from the lexicon, once. Lookups through the lexicon
+// (Index.Lexicon, Entry) need no dictionary; Terms, PrefixTerms, Lookup, DF,
+// LiveDF, Treatment, TermRows and List do, and load it on first use: call
+// LoadTerms first to see a damaged lexicon as an error.
+func (s *Segment) LoadTerms() error {
+	s.dictOnce.Do(func() {
+		if s.lex == nil {
+			s.dict, s.dictErr = &segDict{}, fmt.Errorf("%s: segment opened without the lexicon of its index", s.name)
+			return
+		}
+		s.dict, s.dictErr = s.lex.segDict(s.ord, s.hdr.Terms)
+		if s.dictErr != nil {
+			s.dict = &segDict{}
+		}
+	})
+	return s.dictErr
+}
+
+func (s *Segment) terms() *segDict {
+	s.LoadTerms()
+	return s.dict
+}
 
 // Lookup finds a term in the segment's dictionary.
-func (s *Segment) Lookup(term string) (TermID, bool) { return s.LookupHash(term, termHash(term)) }
+func (s *Segment) Lookup(term string) (TermID, bool) {
+	d := s.terms()
+	i, ok := slices.BinarySearch(d.words, term)
+	if !ok {
+		return 0, false
+	}
+	return TermID(d.ids[i]), true
+}
 
 // PrefixTerms calls fn for every term starting with prefix, in sorted order,
 // until fn returns false.
 func (s *Segment) PrefixTerms(prefix string, fn func(term string, id TermID) bool) {
-	p := []byte(prefix)
-	i := sort.Search(s.hdr.Terms, func(i int) bool { return bytes.Compare(s.termAt(i), p) >= 0 })
-	for ; i < s.hdr.Terms && bytes.HasPrefix(s.termAt(i), p); i++ {
-		if !fn(string(s.termAt(i)), TermID(s.sortedID[i])) {
+	d := s.terms()
+	i, _ := slices.BinarySearch(d.words, prefix)
+	for ; i < len(d.words) && strings.HasPrefix(d.words[i], prefix); i++ {
+		if !fn(d.words[i], TermID(d.ids[i])) {
 			return
 		}
 	}
@@ -418,15 +386,22 @@ func (s *Segment) Terms(fn func(term string, id TermID) bool) { s.PrefixTerms(""
 
 // DF is the number of the segment's documents containing the term (deleted
 // documents included): the df the row treatment was chosen for.
-func (s *Segment) DF(id TermID) int { return int(s.info[2*id]) }
+func (s *Segment) DF(id TermID) int { return int(s.terms().info[2*id]) }
 
 // LiveDF is the number of the segment's live documents containing the term,
 // for BM25.
-func (s *Segment) LiveDF(id TermID) int { return max(0, int(s.info[2*id])-int(s.delDF[id])) }
+func (s *Segment) LiveDF(id TermID) int { return max(0, s.DF(id)-int(s.delDF[id])) }
+
+// LiveDFOf is LiveDF from the term's entry.
+func (s *Segment) LiveDFOf(e Entry) int { return max(0, e.DF-int(s.delDF[e.ID])) }
 
 // Treatment is how the term is stored in the signature.
-func (s *Segment) Treatment(id TermID) Treatment {
-	t := s.info[2*id+1]
+func (s *Segment) Treatment(id TermID) Treatment { return treatment(s.terms().info[2*id+1]) }
+
+// TreatmentOf is the treatment of the term of an entry.
+func (e Entry) Treatment() Treatment { return treatment(e.treat) }
+
+func treatment(t uint32) Treatment {
 	switch {
 	case t&privateFlag != 0:
 		return Treatment{Private: true, Row: int(t &^ privateFlag)}
@@ -441,14 +416,18 @@ func (s *Segment) Treatment(id TermID) Treatment {
 // distinct shared rows (K of rank 0, then KHigh of the higher rank), or none
 // for a term stored as a list.
 func (s *Segment) TermRows(dst []int, term string, id TermID) []int {
-	t := s.Treatment(id)
+	return s.TermRowsOf(dst, termHash(term), s.Treatment(id))
+}
+
+// TermRowsOf is TermRows for a term of hash h (tokenize.Hash) and treatment t.
+func (s *Segment) TermRowsOf(dst []int, h uint64, t Treatment) []int {
 	if t.Private {
 		return append(dst, t.Row)
 	}
 	if t.List {
 		return dst
 	}
-	return termRows(dst, termHash(term), t.K, t.KHigh, 1+s.hdr.PrivateRows, s.hdr.SharedRows, s.hdr.HighRows)
+	return termRows(dst, h, t.K, t.KHigh, 1+s.hdr.PrivateRows, s.hdr.SharedRows, s.hdr.HighRows)
 }
 
 // Posting is one entry of a document's forward index.
@@ -678,10 +657,9 @@ func (s *Segment) Sections() []SectionSize {
 func (s *Segment) FileBytes() int64 { return int64(len(s.data)) }
 
 // Postings is the number of (document, term) pairs in the segment: Σ df.
-func (s *Segment) Postings() int64 {
-	var n int64
-	for id := 0; id < s.hdr.Terms; id++ {
-		n += int64(s.info[2*id])
-	}
-	return n
-}
+func (s *Segment) Postings() int64 { return s.hdr.Postings }
+
+// PrivatePostings and SharedPostings count the postings of terms with
+// private rows and with shared rows; the rest are in lists.
+func (s *Segment) PrivatePostings() int64 { return s.hdr.PrivatePostings }
+func (s *Segment) SharedPostings() int64  { return s.hdr.SharedPostings }

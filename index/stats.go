@@ -6,6 +6,7 @@ type Stats struct {
 	Analyzer   string         `json:"analyzer"`
 	Generation uint64         `json:"generation"`
 	Docs       int            `json:"documents"` // live documents
+	Words      int            `json:"words"`     // distinct words: the lexicon's
 	Segments   []SegmentStats `json:"segments"`
 	Postings   int64          `json:"postings"` // (document, term) pairs, Σ df
 	// Postings by treatment: of terms with private rows, shared rows, lists.
@@ -16,7 +17,7 @@ type Stats struct {
 	ListBits        int64            `json:"list_bits"`        // bits of all term lists
 	BitsPerPost     float64          `json:"bits_per_posting"` // (RowBits + ListBits) / Postings: the signature's size
 	Sections        map[string]int64 `json:"bytes_by_section"`
-	Bytes           int64            `json:"bytes"` // all segment files
+	Bytes           int64            `json:"bytes"` // all segment files and the lexicon
 }
 
 // SegmentStats describes one segment.
@@ -61,17 +62,9 @@ func (ix *Index) Stats() Stats {
 		if s.HighRows() > 0 {
 			ss.HighDensity = float64(setH) / float64(s.HighRows()*s.RowColumns(s.NumRows()-1))
 		}
-		for id := 0; id < s.NumTerms(); id++ {
-			df, t := int64(s.DF(TermID(id))), s.Treatment(TermID(id))
-			switch {
-			case t.Private:
-				st.PrivatePostings += df
-			case t.List:
-				st.ListPostings += df
-			default:
-				st.SharedPostings += df
-			}
-		}
+		st.PrivatePostings += s.PrivatePostings()
+		st.SharedPostings += s.SharedPostings()
+		st.ListPostings += s.Postings() - s.PrivatePostings() - s.SharedPostings()
 		st.Segments = append(st.Segments, ss)
 		st.Postings += ss.Postings
 		for r := 1; r < first; r++ {
@@ -82,6 +75,11 @@ func (ix *Index) Stats() Stats {
 		for _, sec := range s.Sections() {
 			st.Sections[sec.Name] += sec.Bytes
 		}
+	}
+	if ix.lex != nil {
+		st.Words = ix.lex.NumWords()
+		st.Bytes += ix.lex.Bytes()
+		st.Sections["lexicon"] = ix.lex.Bytes()
 	}
 	if st.Postings > 0 {
 		st.BitsPerPost = float64(st.RowBits+st.ListBits) / float64(st.Postings)

@@ -135,9 +135,10 @@ type Writer struct {
 	err     error
 	errSet  atomic.Bool
 
-	segMu    sync.Mutex // guards segs and newFiles
+	segMu    sync.Mutex // guards segs, dicts and newFiles
 	segs     []ManifestSegment
-	newFiles []string // files written by this writer, removed if the commit fails
+	dicts    map[string]*segDict // the dictionaries of segs, by file name, for the lexicon
+	newFiles []string            // files written by this writer, removed if the commit fails
 
 	// Collector state: only the collector goroutine touches it until stop.
 	classes map[int]*classBuffer
@@ -571,12 +572,16 @@ func (w *Writer) seal(docs []*analyzedDoc, class int) {
 		if w.errSet.Load() {
 			return
 		}
-		seg, err := writeSegmentFile(w.dir, name, kept, w.opt.Params, class)
+		seg, dict, err := writeSegmentFile(w.dir, name, kept, w.opt.Params, class)
 		if err != nil {
 			w.fail(err)
 			return
 		}
 		w.segMu.Lock()
+		if w.dicts == nil {
+			w.dicts = map[string]*segDict{}
+		}
+		w.dicts[seg.File] = dict
 		w.segs = append(w.segs, seg)
 		w.newFiles = append(w.newFiles, seg.File)
 		w.segMu.Unlock()
@@ -584,21 +589,23 @@ func (w *Writer) seal(docs []*analyzedDoc, class int) {
 }
 
 // writeSegmentFile writes docs as the segment file name in dir: to a
-// temporary file, fsynced, renamed. The caller fsyncs the directory.
-func writeSegmentFile(dir, name string, docs []*analyzedDoc, p Params, class int) (ManifestSegment, error) {
+// temporary file, fsynced, renamed. The caller fsyncs the directory. The
+// segment's dictionary is returned for the lexicon.
+func writeSegmentFile(dir, name string, docs []*analyzedDoc, p Params, class int) (ManifestSegment, *segDict, error) {
 	t, err := createTemp(dir, name)
 	if err != nil {
-		return ManifestSegment{}, fmt.Errorf("create segment: %w", err)
+		return ManifestSegment{}, nil, fmt.Errorf("create segment: %w", err)
 	}
-	if _, err := buildSegment(t, docs, p, class); err != nil {
+	_, dict, err := buildSegment(t, docs, p, class)
+	if err != nil {
 		t.abort()
-		return ManifestSegment{}, fmt.Errorf("write segment %s: %w", name, err)
+		return ManifestSegment{}, nil, fmt.Errorf("write segment %s: %w", name, err)
 	}
 	size := t.n
 	if err := t.commit(); err != nil {
-		return ManifestSegment{}, fmt.Errorf("write segment %s: %w", name, err)
+		return ManifestSegment{}, nil, fmt.Errorf("write segment %s: %w", name, err)
 	}
-	return ManifestSegment{File: name, Docs: len(docs), Class: class, Bytes: size}, nil
+	return ManifestSegment{File: name, Docs: len(docs), Class: class, Bytes: size}, dict, nil
 }
 
 // stop closes the pipeline and waits for every goroutine.
@@ -662,6 +669,18 @@ func (w *Writer) Commit() (WriteStats, error) {
 		}
 	}
 	st.Tombstones = len(tombs)
+	var oldLex *Lexicon
+	if !w.rebuild && w.base != nil {
+		oldLex = w.base.lex
+	}
+	lexName, err := writeLexicon(w.dir, m, oldLex, w.baseM, w.dicts)
+	if lexName != "" {
+		w.newFiles = append(w.newFiles, lexName)
+	}
+	if err != nil {
+		w.removeNew()
+		return WriteStats{}, err
+	}
 	if err := syncDir(w.dir); err != nil {
 		w.removeNew()
 		return WriteStats{}, err
@@ -774,7 +793,7 @@ func (w *Writer) removeNew() {
 	for _, f := range w.newFiles {
 		os.Remove(filepath.Join(w.dir, f))
 	}
-	w.newFiles, w.segs = nil, nil
+	w.newFiles, w.segs, w.dicts = nil, nil, nil
 }
 
 func (w *Writer) closeBase() {

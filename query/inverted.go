@@ -111,12 +111,13 @@ func (e *invEval) scoreTerm(term string, id index.TermID, q *compiled) {
 func (e *invEval) leaf(terms []string, negated bool, q *compiled) (*inode, error) {
 	var bms []*roaring.Bitmap
 	for i, t := range terms {
-		id, ok := q.lookup(e.seg, t)
+		ent, ok := q.lookup(e.seg, t)
+		id := ent.ID
 		if !ok {
 			if !negated { // scored all the same, as the planner does
 				for _, u := range terms {
-					if uid, ok := q.lookup(e.seg, u); ok {
-						e.scoreTerm(u, uid, q)
+					if ue, ok := q.lookup(e.seg, u); ok {
+						e.scoreTerm(u, ue.ID, q)
 					}
 				}
 			}
@@ -156,21 +157,20 @@ func (e *invEval) compile(node Node, negated bool, q *compiled) (*inode, error) 
 	case *Prefix:
 		var kids []*inode
 		var err error
-		e.seg.PrefixTerms(x.Prefix, func(term string, id index.TermID) bool {
-			if len(kids) == MaxPrefixTerms {
-				err = prefixTooBroad(x.Prefix)
-				return false
+		for _, term := range q.prefixes[x.Prefix] {
+			ent, ok := q.lookup(e.seg, term)
+			if !ok {
+				continue
 			}
 			if !negated {
-				e.scoreTerm(term, id, q)
+				e.scoreTerm(term, ent.ID, q)
 			}
 			var bm *roaring.Bitmap
-			if bm, err = e.postings(id); err != nil {
-				return false
+			if bm, err = e.postings(ent.ID); err != nil {
+				break
 			}
 			kids = append(kids, &inode{kind: iTerm, bm: bm})
-			return true
-		})
+		}
 		if err != nil {
 			return nil, err
 		}

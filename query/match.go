@@ -146,6 +146,7 @@ func andRowsInto(rows [][]uint64, base int, out *block, loads *int64) bool {
 // block before the cursor starts it again from the top.
 type cursor struct {
 	id    index.TermID
+	list  index.List
 	n     int      // entries
 	plain []uint16 // a plain list
 	bytes []byte   // or a chunked one
@@ -156,7 +157,7 @@ type cursor struct {
 }
 
 func newCursor(id index.TermID, l index.List) cursor {
-	return cursor{id: id, n: l.Len(), plain: l.Plain(), bytes: l.Bytes(), prev: -1}
+	return cursor{id: id, list: l, n: l.Len(), plain: l.Plain(), bytes: l.Bytes(), prev: -1}
 }
 
 // seek moves the cursor to its first entry in block b or later and returns

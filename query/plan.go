@@ -20,6 +20,7 @@ type plan struct {
 	seg  *index.Segment
 	root *pnode
 	ids  []index.TermID // distinct termIDs the query reads, sorted ascending
+	ents []index.Entry  // their lexicon entries
 	// vids are the termIDs verification reads (of inexact leaves), sorted,
 	// and vslots their slots in ids.
 	vids   []index.TermID
@@ -83,6 +84,7 @@ type planner struct {
 	seg    *index.Segment
 	slotOf map[index.TermID]int // once ids is long
 	ids    []index.TermID
+	ents   []index.Entry // the lexicon entry of each slot's term
 	score  []scoreSlot
 	rowBuf []int
 
@@ -121,7 +123,7 @@ func (pl *plan) release() {
 	p := pl.planner
 	pl.planner, pl.root = nil, nil
 	p.s, p.seg, p.slotOf = nil, nil, nil
-	p.ids, p.score, p.used = p.ids[:0], p.score[:0], 0
+	p.ids, p.ents, p.score, p.used = p.ids[:0], p.ents[:0], p.score[:0], 0
 	planners.Put(p)
 }
 
@@ -138,7 +140,7 @@ func (s *Searcher) plan(seg *index.Segment, root Node, q *compiled) (*plan, erro
 	if !slices.IsSorted(p.ids) {
 		p.sortSlots(n)
 	}
-	pl := &plan{seg: seg, root: n, ids: p.ids, score: p.score, planner: p}
+	pl := &plan{seg: seg, root: n, ids: p.ids, ents: p.ents, score: p.score, planner: p}
 	pl.verifySlots()
 	return pl, nil
 }
@@ -152,9 +154,11 @@ func (p *planner) sortSlots(root *pnode) {
 	slices.SortFunc(order, func(a, b int) int { return int(p.ids[a]) - int(p.ids[b]) })
 	newSlot := make([]int, len(order))
 	sorted := make([]index.TermID, len(order))
+	ents := make([]index.Entry, len(order))
 	for ns, old := range order {
 		newSlot[old] = ns
 		sorted[ns] = p.ids[old]
+		ents[ns] = p.ents[old]
 	}
 	var renumber func(*pnode)
 	renumber = func(n *pnode) {
@@ -175,7 +179,7 @@ func (p *planner) sortSlots(root *pnode) {
 	for i := range p.score {
 		p.score[i].slot = newSlot[p.score[i].slot]
 	}
-	p.ids = sorted
+	p.ids, p.ents = sorted, ents
 }
 
 // verifySlots finds the slots that verification reads: those of the terms
@@ -204,8 +208,9 @@ func (pl *plan) verifySlots() {
 	}
 }
 
-// slot returns the verification slot of a termID.
-func (p *planner) slot(id index.TermID) int {
+// slot returns the verification slot of a term's entry.
+func (p *planner) slot(e index.Entry) int {
+	id := e.ID
 	if p.slotOf != nil {
 		if s, ok := p.slotOf[id]; ok {
 			return s
@@ -223,6 +228,7 @@ func (p *planner) slot(id index.TermID) int {
 		p.slotOf[id] = s
 	}
 	p.ids = append(p.ids, id)
+	p.ents = append(p.ents, e)
 	return s
 }
 
@@ -241,29 +247,29 @@ func (p *planner) scoreTerm(term string, slot int, q *compiled) {
 func (p *planner) leaf(terms []string, negated bool, q *compiled) *pnode {
 	n := p.node(kRows, true, 1)
 	for _, t := range terms {
-		id, ok := q.lookup(p.seg, t)
+		e, ok := q.lookup(p.seg, t)
 		if !ok {
 			// The leaf matches nothing here, but a document matched through
 			// another branch is still scored on every query term it holds,
 			// whichever segment it is in.
 			if !negated {
 				for _, u := range terms {
-					if uid, ok := q.lookup(p.seg, u); ok {
-						p.scoreTerm(u, p.slot(uid), q)
+					if ue, ok := q.lookup(p.seg, u); ok {
+						p.scoreTerm(u, p.slot(ue), q)
 					}
 				}
 			}
 			return p.node(kNone, true, 0)
 		}
-		sl := p.slot(id)
+		sl := p.slot(e)
 		n.slots = append(n.slots, sl)
 		if !negated {
 			p.scoreTerm(t, sl, q)
 		}
-		tr := p.seg.Treatment(id)
+		tr := e.Treatment()
 		if tr.List {
-			if !slices.ContainsFunc(n.lists, func(c cursor) bool { return c.id == id }) {
-				n.lists = append(n.lists, newCursor(id, p.seg.List(id)))
+			if !slices.ContainsFunc(n.lists, func(c cursor) bool { return c.id == e.ID }) {
+				n.lists = append(n.lists, newCursor(e.ID, p.seg.ListOf(e)))
 			}
 			continue
 		}
@@ -273,7 +279,7 @@ func (p *planner) leaf(terms []string, negated bool, q *compiled) *pnode {
 				n.vslots = append(n.vslots, sl)
 			}
 		}
-		p.rowBuf = p.seg.TermRows(p.rowBuf[:0], t, id)
+		p.rowBuf = p.seg.TermRowsOf(p.rowBuf[:0], q.hash(t), tr)
 		for _, r := range p.rowBuf {
 			if !slices.Contains(n.rowIdx, r) {
 				n.rowIdx = append(n.rowIdx, r)
@@ -372,19 +378,13 @@ func (p *planner) compile(node Node, negated bool, q *compiled) (*pnode, error) 
 		return n, nil
 	case *Prefix:
 		var kids []*pnode
-		var err error
-		p.seg.PrefixTerms(x.Prefix, func(term string, _ index.TermID) bool {
-			if len(kids) == MaxPrefixTerms {
-				err = prefixTooBroad(x.Prefix)
-				return false
+		for _, term := range q.prefixes[x.Prefix] {
+			if _, ok := q.lookup(p.seg, term); !ok {
+				continue
 			}
 			k := p.leaf([]string{term}, negated, q)
 			k.prefix = true
 			kids = append(kids, k)
-			return true
-		})
-		if err != nil {
-			return nil, err
 		}
 		return p.or(kids), nil
 	case *Not:

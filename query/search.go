@@ -55,39 +55,45 @@ func (s *Searcher) Parse(q string) (Node, error) {
 
 // compiled is a parsed query with its global term statistics.
 type compiled struct {
-	root    Node
-	terms   []string // positive terms (prefix expansions included), for BM25
-	termIdx map[string]int
-	idf     []float64
-	// ids[termIdx[t]][segment] is t's TermID in each segment (-1: absent),
-	// looked up once at compile time so planning does not search
-	// dictionaries again.
-	ids      [][]int32
+	root     Node
+	terms    []string // positive terms (prefix expansions included), for BM25
+	termIdx  map[string]int
+	positive []bool // by term: it occurs outside a negation (scored, highlighted)
+	idf      []float64
+	// ents[termIdx[t]][segment] is t's lexicon entry in each segment (DF 0:
+	// absent), and hashes[termIdx[t]] its hash: each word is looked up once,
+	// in the index's lexicon, at compile time.
+	ents     [][]index.Entry
+	hashes   []uint64
+	prefixes map[string][]string // the words of each prefix, expanded once
 	segIdx   map[*index.Segment]int
 	required []int // indexes of the terms every match contains (requiredTerms)
 }
 
-// lookup finds a term in a segment's dictionary, from the compile-time
-// lookups when the term had them.
-func (q *compiled) lookup(seg *index.Segment, t string) (index.TermID, bool) {
-	if q.ids != nil {
-		if i, ok := q.termIdx[t]; ok {
-			if id := q.ids[i][q.segIdx[seg]]; id >= 0 {
-				return index.TermID(id), true
-			}
-			return 0, false
-		}
+// lookup returns a term's entry in a segment, from the compile-time lookups.
+func (q *compiled) lookup(seg *index.Segment, t string) (index.Entry, bool) {
+	i, ok := q.termIdx[t]
+	if !ok {
+		return index.Entry{}, false
 	}
-	return seg.Lookup(t)
+	e := q.ents[i][q.segIdx[seg]]
+	return e, e.DF > 0
 }
+
+// hash is the hash (tokenize.Hash) of a compiled term.
+func (q *compiled) hash(t string) uint64 { return q.hashes[q.termIdx[t]] }
 
 func (q *compiled) termIndex(t string) int { return q.termIdx[t] }
 
-func (q *compiled) addTerm(t string) {
-	if _, ok := q.termIdx[t]; !ok {
-		q.termIdx[t] = len(q.terms)
+func (q *compiled) addTerm(t string, positive bool) {
+	i, ok := q.termIdx[t]
+	if !ok {
+		i = len(q.terms)
+		q.termIdx[t] = i
 		q.terms = append(q.terms, t)
+		q.positive = append(q.positive, false)
 	}
+	q.positive[i] = q.positive[i] || positive
 }
 
 // compile parses q and gathers the global document frequency of every
@@ -106,31 +112,25 @@ func (s *Searcher) compileFor(q string, rank bool) (*compiled, error) {
 	walk = func(n Node, negated bool) error {
 		switch x := n.(type) {
 		case *Term:
-			if !negated {
-				c.addTerm(x.Term)
-			}
+			c.addTerm(x.Term, !negated)
 		case *Phrase:
-			if !negated {
-				for _, t := range x.Terms {
-					c.addTerm(t)
-				}
+			for _, t := range x.Terms {
+				c.addTerm(t, !negated)
 			}
 		case *Prefix:
-			if negated {
-				return nil
-			}
-			for _, seg := range s.ix.Segments() {
-				n := 0
-				seg.PrefixTerms(x.Prefix, func(term string, _ index.TermID) bool {
-					if n++; n > MaxPrefixTerms {
-						return false
-					}
-					c.addTerm(term)
-					return true
-				})
-				if n > MaxPrefixTerms {
-					return prefixTooBroad(x.Prefix)
+			words, ok := c.prefixes[x.Prefix]
+			if !ok {
+				var err error
+				if words, err = expandPrefix(s.ix, x.Prefix); err != nil {
+					return err
 				}
+				if c.prefixes == nil {
+					c.prefixes = map[string][]string{}
+				}
+				c.prefixes[x.Prefix] = words
+			}
+			for _, w := range words {
+				c.addTerm(w, !negated)
 			}
 		case *Not:
 			return walk(x.Child, !negated)
@@ -152,18 +152,21 @@ func (s *Searcher) compileFor(q string, rank bool) (*compiled, error) {
 	if err := walk(root, false); err != nil {
 		return nil, err
 	}
-	// Each term is hashed once and looked up in every segment once; the
+	// Each term is hashed once and looked up once, in the lexicon; the
 	// planners and the segment filter reuse the answers.
 	segs := s.ix.Segments()
-	c.ids = make([][]int32, len(c.terms))
+	c.ents = make([][]index.Entry, len(c.terms))
+	c.hashes = make([]uint64, len(c.terms))
+	flat := make([]index.Entry, len(c.terms)*len(segs))
+	var es []index.Entry
 	for i, t := range c.terms {
-		h := tokenize.Hash(t)
-		c.ids[i] = make([]int32, len(segs))
-		for si, seg := range segs {
-			c.ids[i][si] = -1
-			if id, ok := seg.LookupHash(t, h); ok {
-				c.ids[i][si] = int32(id)
-			}
+		c.hashes[i] = tokenize.Hash(t)
+		c.ents[i] = flat[i*len(segs) : (i+1)*len(segs)]
+		if es, err = s.ix.Lookup(t, es[:0]); err != nil {
+			return nil, err
+		}
+		for _, e := range es {
+			c.ents[i][e.Seg] = e
 		}
 	}
 	c.required = requiredTerms(root, c, nil)
@@ -174,9 +177,9 @@ func (s *Searcher) compileFor(q string, rank bool) (*compiled, error) {
 	c.idf = make([]float64, len(c.terms))
 	for i := range c.terms {
 		df := 0
-		for si, id := range c.ids[i] {
-			if id >= 0 {
-				df += segs[si].LiveDF(index.TermID(id))
+		for si, e := range c.ents[i] {
+			if e.DF > 0 {
+				df += segs[si].LiveDFOf(e)
 			}
 		}
 		c.idf[i] = bm25IDF(n, float64(df))
@@ -207,7 +210,7 @@ func requiredTerms(n Node, c *compiled, dst []int) []int {
 // query: a segment that lacks one is skipped before it is planned.
 func (q *compiled) canMatch(si int) bool {
 	for _, t := range q.required {
-		if q.ids[t][si] < 0 {
+		if q.ents[t][si].DF == 0 {
 			return false
 		}
 	}
@@ -336,7 +339,7 @@ func (s *Searcher) searchSegment(seg *index.Segment, si int, q *compiled, k int,
 	}
 	if k == 0 && p.root.kind == kRows && len(p.root.slots) == 1 && p.root.phrase == nil {
 		// One term: its live document frequency is the exact count.
-		r.hits = p.seg.LiveDF(p.ids[p.root.slots[0]])
+		r.hits = p.seg.LiveDFOf(p.ents[p.root.slots[0]])
 		r.candidates = r.hits
 		r.match = time.Since(t0)
 		return r
@@ -499,4 +502,26 @@ func (t *topK) sorted(segs []*index.Segment) []scored {
 		return strings.Compare(segs[a.seg].DocKey(int(a.doc)), segs[b.seg].DocKey(int(b.doc)))
 	})
 	return out
+}
+
+// expandPrefix returns the words of the index that start with prefix, looked
+// up once in the lexicon; more than MaxPrefixTerms is an error.
+func expandPrefix(ix *index.Index, prefix string) ([]string, error) {
+	var words []string
+	broad := false
+	err := ix.Prefix(prefix, func(w string, _ []index.Entry) bool {
+		if len(words) == MaxPrefixTerms {
+			broad = true
+			return false
+		}
+		words = append(words, w)
+		return true
+	})
+	if err != nil {
+		return nil, err
+	}
+	if broad {
+		return nil, prefixTooBroad(prefix)
+	}
+	return words, nil
 }

@@ -14,8 +14,10 @@ const SnippetBytes = 240
 // query, prefix expansions included.
 func highlightSet(q *compiled) map[string]bool {
 	hl := make(map[string]bool, len(q.terms))
-	for _, t := range q.terms {
-		hl[t] = true
+	for i, t := range q.terms {
+		if q.positive[i] {
+			hl[t] = true
+		}
 	}
 	return hl
 }

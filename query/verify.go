@@ -108,7 +108,7 @@ func (v *verifier) bits(n *pnode) bool {
 			}
 		}
 		for _, l := range n.lists {
-			if !v.p.seg.List(l.id).Contains(v.doc) {
+			if !l.list.Contains(v.doc) {
 				return false
 			}
 		}

@@ -334,7 +334,7 @@ func verifyCrash(t *testing.T, op *crashOp, ix, what string) string {
 		if err != nil {
 			t.Fatalf("%s: %v", what, err)
 		}
-		named := map[string]bool{index.ManifestName: true, index.LockName: true}
+		named := map[string]bool{index.ManifestName: true, index.LockName: true, m.Manifest().Lexicon: true}
 		for _, s := range m.Manifest().Segments {
 			named[s.File], named[s.Deletes] = true, true
 		}

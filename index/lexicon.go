@@ -1,0 +1,774 @@
+package index
+
+import (
+	"bytes"
+	"cmp"
+	"container/heap"
+	"encoding/binary"
+	"fmt"
+	"path/filepath"
+)
+
+// The lexicon is the index-wide term table of one generation: every word of
+// every segment the manifest names, once, with where each segment keeps it.
+// A query looks a word up once, whatever the number of segments, and a
+// segment that lacks a word costs nothing. Segments hold no dictionary of
+// their own; a commit that changes the set of segments writes a new lexicon
+// (merging the old one with the dictionaries of the new segments), and one
+// that only deletes documents keeps the old.
+//
+// File NNNNNNNN.v4.lex, kind "LEX\0", laid out like a segment file (header,
+// sections, section table, tail):
+//
+//	section 1, params (64 bytes): words W uint32, blocks NB uint32,
+//	  segments S uint32, zero uint32, entries E uint64, 40 zero bytes
+//	section 2, segments: S uint64, the sequence number of each segment file,
+//	  in manifest order (the ordinal an entry names is a position here)
+//	section 3, index: NB+1 uint32 block offsets into section 4 (the last is
+//	  its length), NB+1 uint32 offsets into the key bytes (the last is their
+//	  length), then the key bytes: the first word of every block
+//	section 4, blocks: the W words in ascending byte order, lexBlockWords to a
+//	  block. A word is: uvarint prefix (bytes shared with the word before it
+//	  in the block, 0 for the first), uvarint suffix length, the suffix
+//	  bytes, uvarint c ≥ 1 (segments holding it), then c entries in ascending
+//	  ordinal, each uvarint ordinal delta (from the previous entry's ordinal
+//	  + 1, the first from 0), uvarint termID, uvarint df, uvarint treatment
+//	  code
+//
+// The treatment code is kind | value<<2: kind 0 a private row (value the
+// row, 1..P), 1 shared rows (value k | kr<<6), 2 a plain list and 3 a
+// chunked list (value the list's byte offset in the lists section / 2).
+//
+// A lookup binary-searches the keys for the last block whose first word is
+// not above the word, then decodes that block's words in order. Front coding
+// and varints keep a word's bytes and its entries in about half the space of
+// per-segment dictionaries, which repeated the word in every segment.
+
+const (
+	lexiconKind = "LEX\x00"
+
+	secLexParams   = 1
+	secLexSegments = 2
+	secLexIndex    = 3
+	secLexBlocks   = 4
+
+	lexParamsSize = 64
+	lexBlockWords = 32
+)
+
+var lexiconSectionNames = map[uint32]string{
+	secLexParams: "params", secLexSegments: "segments", secLexIndex: "index", secLexBlocks: "blocks",
+}
+
+// lexiconFileName is the name of the lexicon file with sequence number seq.
+func lexiconFileName(seq uint64) string { return fmt.Sprintf("%08d.v%d.lex", seq, formatVersion) }
+
+// Entry is a word's term in one segment: where the lexicon says its rows,
+// list and statistics are.
+type Entry struct {
+	Seg   int    // the segment's position in the snapshot (Index.Segments)
+	ID    TermID // the term's id in that segment (its forward index)
+	DF    int    // documents of the segment holding it, deleted ones included
+	treat uint32 // the treatment word (privateFlag, listFlag, shared counts)
+}
+
+// Lexicon is an opened lexicon file, read in place from an mmap.
+type Lexicon struct {
+	name     string
+	data     []byte
+	words    int
+	entries  int64
+	segSeq   []uint64
+	blockOff []uint32
+	keyOff   []uint32
+	keys     []byte
+	body     []byte
+	limits   []segLimits // by ordinal, for validating entries
+}
+
+// segLimits bound the entries of one segment.
+type segLimits struct {
+	docs, terms, private, shared, high, lists int
+	chunks                                    int // 256-document chunks
+	list                                      []byte
+}
+
+// openLexicon maps and validates a lexicon file: its structure, every
+// checksum and the block index. Entries are checked as they are decoded,
+// against the segments attached with attach.
+func openLexicon(dir, name string) (*Lexicon, error) {
+	data, err := mapFile(filepath.Join(dir, name))
+	if err != nil {
+		return nil, fmt.Errorf("open lexicon: %w", err)
+	}
+	lx, err := newLexicon(name, data)
+	if err != nil {
+		unmapFile(data)
+		return nil, err
+	}
+	return lx, nil
+}
+
+func newLexicon(name string, data []byte) (*Lexicon, error) {
+	secs, err := readSections(name, data, lexiconKind)
+	if err != nil {
+		return nil, err
+	}
+	lx := &Lexicon{name: name, data: data}
+	get := func(id uint32) ([]byte, error) {
+		sec, ok := secs[id]
+		if !ok {
+			return nil, &CorruptError{File: name, Section: sectionName(lexiconKind, id), Detail: "section is missing"}
+		}
+		if err := verifySection(name, data, sec); err != nil {
+			return nil, err
+		}
+		return data[sec.Offset : sec.Offset+sec.Length], nil
+	}
+	bad := func(id uint32, format string, a ...any) error {
+		return &CorruptError{File: name, Section: sectionName(lexiconKind, id), Detail: fmt.Sprintf(format, a...)}
+	}
+	p, err := get(secLexParams)
+	if err != nil {
+		return nil, err
+	}
+	if len(p) != lexParamsSize || binary.LittleEndian.Uint32(p[12:]) != 0 || !allZero(p[24:]) {
+		return nil, bad(secLexParams, "malformed parameters")
+	}
+	lx.words = int(binary.LittleEndian.Uint32(p))
+	nb := int(binary.LittleEndian.Uint32(p[4:]))
+	ns := int(binary.LittleEndian.Uint32(p[8:]))
+	lx.entries = int64(binary.LittleEndian.Uint64(p[16:]))
+	if nb != (lx.words+lexBlockWords-1)/lexBlockWords || lx.entries < int64(lx.words) {
+		return nil, bad(secLexParams, "%d blocks for %d words, %d entries", nb, lx.words, lx.entries)
+	}
+	segs, err := get(secLexSegments)
+	if err != nil {
+		return nil, err
+	}
+	if len(segs) != 8*ns {
+		return nil, bad(secLexSegments, "%d bytes for %d segments", len(segs), ns)
+	}
+	lx.segSeq = make([]uint64, ns)
+	for i := range lx.segSeq {
+		lx.segSeq[i] = binary.LittleEndian.Uint64(segs[8*i:])
+	}
+	idx, err := get(secLexIndex)
+	if err != nil {
+		return nil, err
+	}
+	if len(idx) < 8*(nb+1) {
+		return nil, bad(secLexIndex, "too short for %d blocks", nb)
+	}
+	lx.blockOff = bytesAsU32(idx[:4*(nb+1)])
+	lx.keyOff = bytesAsU32(idx[4*(nb+1) : 8*(nb+1)])
+	lx.keys = idx[8*(nb+1):]
+	if lx.body, err = get(secLexBlocks); err != nil {
+		return nil, err
+	}
+	if lx.blockOff[0] != 0 || int(lx.blockOff[nb]) != len(lx.body) || lx.keyOff[0] != 0 || int(lx.keyOff[nb]) != len(lx.keys) {
+		return nil, bad(secLexIndex, "offsets do not cover the blocks and keys")
+	}
+	for b := 0; b < nb; b++ {
+		if lx.blockOff[b] >= lx.blockOff[b+1] || lx.keyOff[b] > lx.keyOff[b+1] ||
+			(b > 0 && bytes.Compare(lx.key(b-1), lx.key(b)) >= 0) {
+			return nil, bad(secLexIndex, "block %d is out of order", b)
+		}
+	}
+	return lx, nil
+}
+
+func (lx *Lexicon) close() error {
+	err := unmapFile(lx.data)
+	lx.data = nil
+	return err
+}
+
+// attach records the bounds of the segments, in ordinal order, that entries
+// are checked against, after checking that they are the lexicon's.
+func (lx *Lexicon) attach(segs []*Segment) error {
+	if len(segs) != len(lx.segSeq) {
+		return &CorruptError{File: lx.name, Section: "segments", Detail: fmt.Sprintf("names %d segments, the manifest %d", len(lx.segSeq), len(segs))}
+	}
+	lx.limits = make([]segLimits, len(segs))
+	for i, s := range segs {
+		if seq, _ := fileSeq(s.name); seq != lx.segSeq[i] {
+			return &CorruptError{File: lx.name, Section: "segments", Detail: fmt.Sprintf("segment %d is number %d, the manifest names %s", i, lx.segSeq[i], s.name)}
+		}
+		h := s.hdr
+		lx.limits[i] = segLimits{docs: h.Docs, terms: h.Terms, private: h.PrivateRows, shared: h.SharedRows,
+			high: h.HighRows, lists: len(s.lists), chunks: (h.Docs + 255) / 256, list: s.lists}
+	}
+	return nil
+}
+
+// NumWords is the number of distinct words in the index.
+func (lx *Lexicon) NumWords() int { return lx.words }
+
+// NumEntries is the number of (word, segment) pairs.
+func (lx *Lexicon) NumEntries() int64 { return lx.entries }
+
+// Bytes is the size of the lexicon file.
+func (lx *Lexicon) Bytes() int64 { return int64(len(lx.data)) }
+
+// Name is the lexicon's file name.
+func (lx *Lexicon) Name() string { return lx.name }
+
+func (lx *Lexicon) key(b int) []byte { return lx.keys[lx.keyOff[b]:lx.keyOff[b+1]] }
+
+// block returns the last block whose first word is at most word, or -1.
+func (lx *Lexicon) block(word string) int {
+	lo, hi := 0, len(lx.blockOff)-1 // blocks [lo, hi) may hold it
+	for lo < hi {
+		mid := int(uint(lo+hi) >> 1)
+		if string(lx.key(mid)) <= word {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	return lo - 1
+}
+
+// lexReader decodes the words of one block.
+type lexReader struct {
+	lx      *Lexicon
+	p, end  int
+	word    []byte
+	inBlock int
+	err     error
+	scratch [96]byte
+}
+
+func (lx *Lexicon) reader(b int) *lexReader {
+	r := &lexReader{lx: lx, p: int(lx.blockOff[b]), end: int(lx.blockOff[b+1])}
+	r.word = r.scratch[:0]
+	return r
+}
+
+func (r *lexReader) uvarint() int {
+	v, n := binary.Uvarint(r.lx.body[r.p:r.end])
+	if n <= 0 || v > 1<<40 {
+		r.fail("bad varint")
+		return 0
+	}
+	r.p += n
+	return int(v)
+}
+
+func (r *lexReader) fail(detail string) {
+	if r.err == nil {
+		r.err = &CorruptError{File: r.lx.name, Section: "blocks", Detail: fmt.Sprintf("%s at byte %d", detail, r.p)}
+	}
+	r.p = r.end
+}
+
+// next decodes the next word of the block into r.word; it returns false at
+// the block's end or on damage (r.err).
+func (r *lexReader) next() bool {
+	if r.p >= r.end || r.err != nil {
+		return false
+	}
+	pre := r.uvarint()
+	suf := r.uvarint()
+	if r.err != nil || pre > len(r.word) || (r.inBlock == 0 && pre != 0) || suf > r.end-r.p || (suf == 0 && r.inBlock > 0) {
+		r.fail("bad word")
+		return false
+	}
+	r.word = append(r.word[:pre], r.lx.body[r.p:r.p+suf]...)
+	r.p += suf
+	r.inBlock++
+	return true
+}
+
+// entries decodes the current word's entries, appending them to dst.
+func (r *lexReader) entries(dst []Entry) []Entry {
+	c := r.uvarint()
+	if c < 1 || c > len(r.lx.segSeq) {
+		r.fail("bad entry count")
+		return dst
+	}
+	ord := 0
+	for i := 0; i < c; i++ {
+		ord += r.uvarint()
+		id, df, code := r.uvarint(), r.uvarint(), r.uvarint()
+		if r.err != nil {
+			return dst
+		}
+		e, ok := r.lx.entry(ord, id, df, code)
+		if !ok {
+			r.fail(fmt.Sprintf("entry of segment %d (term %d, df %d, treatment %d) is out of range", ord, id, df, code))
+			return dst
+		}
+		dst = append(dst, e)
+		ord++
+	}
+	return dst
+}
+
+// skip passes over the current word's entries.
+func (r *lexReader) skip() {
+	c := r.uvarint()
+	for i := 0; i < 4*c && r.err == nil; i++ {
+		r.uvarint()
+	}
+}
+
+// entry builds and checks an entry against its segment's bounds.
+func (lx *Lexicon) entry(ord, id, df, code int) (Entry, bool) {
+	if ord >= len(lx.segSeq) {
+		return Entry{}, false
+	}
+	e := Entry{Seg: ord, ID: TermID(id), DF: df}
+	v := code >> 2
+	switch code & 3 {
+	case 0:
+		e.treat = privateFlag | uint32(v)
+	case 1:
+		e.treat = uint32(v)
+	case 2:
+		e.treat = listFlag | uint32(v)
+	case 3:
+		e.treat = listFlag | chunkedFlag | uint32(v)
+	}
+	if lx.limits == nil { // not attached: the writer merging into a new lexicon
+		return e, v < chunkedFlag
+	}
+	l := &lx.limits[ord]
+	if id >= l.terms || df < 1 || df > l.docs || v >= chunkedFlag {
+		return e, false
+	}
+	switch code & 3 {
+	case 0:
+		return e, v >= 1 && v <= l.private
+	case 1:
+		k0, kh := decodeShared(uint32(v))
+		return e, v>>12 == 0 && k0 >= 1 && k0 <= l.shared && kh <= l.high
+	case 2:
+		return e, 2*v+2*df <= l.lists
+	default:
+		off := 2 * v
+		return e, off < l.lists && chunkedEnd(l.list[off:], df, l.chunks) > 0
+	}
+}
+
+// code is the lexicon's treatment code of a treatment word.
+func treatCode(t uint32) uint64 {
+	switch {
+	case t&privateFlag != 0:
+		return uint64(t&^privateFlag) << 2
+	case t&chunkedFlag != 0:
+		return uint64(t&^(listFlag|chunkedFlag))<<2 | 3
+	case t&listFlag != 0:
+		return uint64(t&^listFlag)<<2 | 2
+	}
+	return uint64(t)<<2 | 1
+}
+
+// Lookup appends the entries of word to dst, in segment order; none when no
+// segment holds it. It allocates nothing when dst has room.
+func (lx *Lexicon) Lookup(word string, dst []Entry) ([]Entry, error) {
+	b := lx.block(word)
+	if b < 0 {
+		return dst, nil
+	}
+	r := lexReader{lx: lx, p: int(lx.blockOff[b]), end: int(lx.blockOff[b+1])}
+	r.word = r.scratch[:0]
+	for r.next() {
+		switch c := compareWord(r.word, word); {
+		case c == 0:
+			dst = r.entries(dst)
+			return dst, r.err
+		case c > 0:
+			return dst, nil
+		}
+		r.skip()
+	}
+	return dst, r.err
+}
+
+// compareWord compares b and s like bytes.Compare, without converting either.
+func compareWord(b []byte, s string) int {
+	n := min(len(b), len(s))
+	for i := 0; i < n; i++ {
+		if b[i] != s[i] {
+			if b[i] < s[i] {
+				return -1
+			}
+			return 1
+		}
+	}
+	return cmp.Compare(len(b), len(s))
+}
+
+// Prefix calls fn for every word starting with prefix, in ascending order,
+// with its entries, until fn returns false. The entries are reused between
+// calls.
+func (lx *Lexicon) Prefix(prefix string, fn func(word string, es []Entry) bool) error {
+	b := max(lx.block(prefix), 0)
+	var es []Entry
+	for ; b < len(lx.blockOff)-1; b++ {
+		r := lx.reader(b)
+		for r.next() {
+			if !bytes.HasPrefix(r.word, []byte(prefix)) {
+				if string(r.word) > prefix {
+					return nil
+				}
+				r.skip()
+				continue
+			}
+			es = r.entries(es[:0])
+			if r.err != nil {
+				return r.err
+			}
+			if !fn(string(r.word), es) {
+				return nil
+			}
+		}
+		if r.err != nil {
+			return r.err
+		}
+	}
+	return nil
+}
+
+// each calls fn for every word and its entries in ascending order; word and
+// es are reused between calls.
+func (lx *Lexicon) each(fn func(word []byte, es []Entry) error) error {
+	var es []Entry
+	var prev []byte
+	words := 0
+	for b := 0; b < len(lx.blockOff)-1; b++ {
+		r := lx.reader(b)
+		for r.next() {
+			if r.inBlock == 1 && !bytes.Equal(r.word, lx.key(b)) {
+				r.fail("first word differs from the index key")
+			} else if words > 0 && bytes.Compare(prev, r.word) >= 0 {
+				r.fail("words out of order")
+			}
+			prev = append(prev[:0], r.word...)
+			es = r.entries(es[:0])
+			if r.err != nil {
+				return r.err
+			}
+			words++
+			if err := fn(r.word, es); err != nil {
+				return err
+			}
+		}
+		if r.err != nil {
+			return r.err
+		}
+		if r.inBlock != min(lexBlockWords, lx.words-b*lexBlockWords) {
+			return &CorruptError{File: lx.name, Section: "blocks", Detail: fmt.Sprintf("block %d holds %d words", b, r.inBlock)}
+		}
+	}
+	if words != lx.words {
+		return &CorruptError{File: lx.name, Section: "blocks", Detail: fmt.Sprintf("%d words, the params say %d", words, lx.words)}
+	}
+	return nil
+}
+
+// segDict is one segment's dictionary: its words in ascending order with
+// their termIDs, and per termID the df and treatment word.
+type segDict struct {
+	words []string // ascending
+	ids   []uint32 // sorted position → termID
+	info  []uint32 // termID → (df, treatment) pairs
+}
+
+// segDict gathers the dictionary of the segment at ordinal ord, of terms
+// terms, checking that its termIDs are each used once.
+func (lx *Lexicon) segDict(ord, terms int) (*segDict, error) {
+	d := &segDict{info: make([]uint32, 2*terms)}
+	seen := make([]bool, terms)
+	var entries int64
+	err := lx.each(func(word []byte, es []Entry) error {
+		entries += int64(len(es))
+		for _, e := range es {
+			if e.Seg != ord {
+				continue
+			}
+			if int(e.ID) >= terms || seen[e.ID] {
+				return &CorruptError{File: lx.name, Section: "blocks", Detail: fmt.Sprintf("word %q has term %d of segment %d twice or out of range", word, e.ID, ord)}
+			}
+			seen[e.ID] = true
+			d.words = append(d.words, string(word))
+			d.ids = append(d.ids, uint32(e.ID))
+			d.info[2*e.ID], d.info[2*e.ID+1] = uint32(e.DF), e.treat
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if len(d.words) != terms {
+		return nil, &CorruptError{File: lx.name, Section: "blocks", Detail: fmt.Sprintf("%d words of segment %d, it holds %d terms", len(d.words), ord, terms)}
+	}
+	if entries != lx.entries {
+		return nil, &CorruptError{File: lx.name, Section: "blocks", Detail: fmt.Sprintf("%d entries, the params say %d", entries, lx.entries)}
+	}
+	return d, nil
+}
+
+// lexBuilder encodes a lexicon from words added in ascending order.
+type lexBuilder struct {
+	body, keys       []byte
+	blockOff, keyOff []uint32
+	prev             []byte
+	words            int
+	entries          int64
+}
+
+func (b *lexBuilder) add(word []byte, es []Entry) error {
+	if b.words > 0 && bytes.Compare(b.prev, word) >= 0 {
+		return fmt.Errorf("lexicon: word %q after %q", word, b.prev)
+	}
+	pre := 0
+	if b.words%lexBlockWords == 0 {
+		b.blockOff = append(b.blockOff, uint32(len(b.body)))
+		b.keyOff = append(b.keyOff, uint32(len(b.keys)))
+		b.keys = append(b.keys, word...)
+	} else {
+		for pre < len(word) && pre < len(b.prev) && word[pre] == b.prev[pre] {
+			pre++
+		}
+	}
+	b.body = binary.AppendUvarint(b.body, uint64(pre))
+	b.body = binary.AppendUvarint(b.body, uint64(len(word)-pre))
+	b.body = append(b.body, word[pre:]...)
+	b.body = binary.AppendUvarint(b.body, uint64(len(es)))
+	next := 0
+	for _, e := range es {
+		b.body = binary.AppendUvarint(b.body, uint64(e.Seg-next))
+		b.body = binary.AppendUvarint(b.body, uint64(e.ID))
+		b.body = binary.AppendUvarint(b.body, uint64(e.DF))
+		b.body = binary.AppendUvarint(b.body, treatCode(e.treat))
+		next = e.Seg + 1
+	}
+	b.prev = append(b.prev[:0], word...)
+	b.words++
+	b.entries += int64(len(es))
+	if len(b.body) >= 1<<32-1 || len(b.keys) >= 1<<32-1 {
+		return fmt.Errorf("lexicon: more than 4 GiB of words")
+	}
+	return nil
+}
+
+// encode returns the lexicon file for the segments with sequence numbers segSeq.
+func (b *lexBuilder) encode(segSeq []uint64) []byte {
+	var buf sliceWriter
+	fw, _ := newFileWriter(&buf, lexiconKind)
+	p := make([]byte, lexParamsSize)
+	binary.LittleEndian.PutUint32(p, uint32(b.words))
+	binary.LittleEndian.PutUint32(p[4:], uint32(len(b.blockOff)))
+	binary.LittleEndian.PutUint32(p[8:], uint32(len(segSeq)))
+	binary.LittleEndian.PutUint64(p[16:], uint64(b.entries))
+	fw.begin(secLexParams)
+	fw.Write(p)
+	fw.end()
+	fw.begin(secLexSegments)
+	for _, s := range segSeq {
+		fw.Write(binary.LittleEndian.AppendUint64(nil, s))
+	}
+	fw.end()
+	fw.begin(secLexIndex)
+	fw.Write(u32AsBytes(append(b.blockOff, uint32(len(b.body)))))
+	fw.Write(u32AsBytes(append(b.keyOff, uint32(len(b.keys)))))
+	fw.Write(b.keys)
+	fw.end()
+	fw.begin(secLexBlocks)
+	fw.Write(b.body)
+	fw.end()
+	fw.finish()
+	return buf.b
+}
+
+// lexSource is one input of a lexicon merge: an old lexicon whose segments
+// are renumbered (or dropped), or the dictionary of a new segment.
+type lexSource struct {
+	// an old lexicon
+	lx    *Lexicon
+	remap []int // old ordinal → new ordinal, -1 when dropped
+	block int
+	r     *lexReader
+	// a new segment's dictionary
+	dict *segDict
+	ord  int
+	pos  int
+
+	word []byte
+	es   []Entry
+}
+
+// advance moves to the source's next word with at least one entry; it
+// returns false at the end.
+func (s *lexSource) advance() (bool, error) {
+	if s.dict != nil {
+		if s.pos++; s.pos >= len(s.dict.words) {
+			return false, nil
+		}
+		id := s.dict.ids[s.pos]
+		s.word = append(s.word[:0], s.dict.words[s.pos]...)
+		s.es = append(s.es[:0], Entry{Seg: s.ord, ID: TermID(id), DF: int(s.dict.info[2*id]), treat: s.dict.info[2*id+1]})
+		return true, nil
+	}
+	for {
+		for s.r == nil || !s.r.next() {
+			if s.r != nil && s.r.err != nil {
+				return false, s.r.err
+			}
+			if s.block++; s.block >= len(s.lx.blockOff)-1 {
+				return false, nil
+			}
+			s.r = s.lx.reader(s.block)
+		}
+		old := s.r.entries(nil)
+		if s.r.err != nil {
+			return false, s.r.err
+		}
+		s.es = s.es[:0]
+		for _, e := range old {
+			if n := s.remap[e.Seg]; n >= 0 {
+				e.Seg = n
+				s.es = append(s.es, e)
+			}
+		}
+		if len(s.es) > 0 {
+			s.word = append(s.word[:0], s.r.word...)
+			return true, nil
+		}
+	}
+}
+
+type lexHeap []*lexSource
+
+func (h lexHeap) Len() int           { return len(h) }
+func (h lexHeap) Less(i, j int) bool { return bytes.Compare(h[i].word, h[j].word) < 0 }
+func (h lexHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *lexHeap) Push(x any)        { *h = append(*h, x.(*lexSource)) }
+func (h *lexHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+// mergeLexicon builds the lexicon of the segments segSeq from sources whose
+// ordinals are already those of segSeq.
+func mergeLexicon(segSeq []uint64, sources []*lexSource) ([]byte, error) {
+	h := lexHeap{}
+	for _, s := range sources {
+		s.block, s.pos = -1, -1
+		ok, err := s.advance()
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			h = append(h, s)
+		}
+	}
+	heap.Init(&h)
+	var b lexBuilder
+	var word []byte
+	var es []Entry
+	for len(h) > 0 {
+		word = append(word[:0], h[0].word...)
+		es = es[:0]
+		for len(h) > 0 && bytes.Equal(h[0].word, word) {
+			s := h[0]
+			es = append(es, s.es...)
+			ok, err := s.advance()
+			if err != nil {
+				return nil, err
+			}
+			if ok {
+				heap.Fix(&h, 0)
+			} else {
+				heap.Pop(&h)
+			}
+		}
+		sortEntries(es)
+		for i := 1; i < len(es); i++ {
+			if es[i].Seg == es[i-1].Seg {
+				return nil, fmt.Errorf("lexicon: word %q twice in segment %d", word, es[i].Seg)
+			}
+		}
+		if err := b.add(word, es); err != nil {
+			return nil, err
+		}
+	}
+	return b.encode(segSeq), nil
+}
+
+func sortEntries(es []Entry) {
+	for i := 1; i < len(es); i++ { // insertion sort: a handful, mostly in order
+		for j := i; j > 0 && es[j].Seg < es[j-1].Seg; j-- {
+			es[j], es[j-1] = es[j-1], es[j]
+		}
+	}
+}
+
+// writeLexicon writes the lexicon of manifest m and names it there. Each
+// segment of m is one of the snapshot the commit started from (old, with
+// manifest oldM; both nil when there is none), whose entries are carried
+// over, or one this commit wrote, whose dictionary is in fresh by file name.
+// When m has the old segments in the same order the old lexicon is named
+// again. It returns the name of the file it wrote ("" when none): the
+// caller removes it if the commit fails.
+func writeLexicon(dir string, m *Manifest, old *Lexicon, oldM *Manifest, fresh map[string]*segDict) (string, error) {
+	m.Lexicon, m.LexiconBytes = "", 0
+	if len(m.Segments) == 0 {
+		return "", nil
+	}
+	pos := make(map[string]int, len(m.Segments))
+	seqs := make([]uint64, len(m.Segments))
+	for i, s := range m.Segments {
+		pos[s.File] = i
+		seqs[i], _ = fileSeq(s.File)
+	}
+	covered := make([]bool, len(m.Segments))
+	var sources []*lexSource
+	if old != nil && oldM != nil {
+		remap := make([]int, len(oldM.Segments))
+		same, kept := len(oldM.Segments) == len(m.Segments), false
+		for i, s := range oldM.Segments {
+			j, ok := pos[s.File]
+			if !ok {
+				j, same = -1, false
+			} else {
+				covered[j], kept = true, true
+				same = same && i == j
+			}
+			remap[i] = j
+		}
+		if same {
+			m.Lexicon, m.LexiconBytes = oldM.Lexicon, oldM.LexiconBytes
+			return "", nil
+		}
+		if kept {
+			sources = append(sources, &lexSource{lx: old, remap: remap})
+		}
+	}
+	for i, s := range m.Segments {
+		if covered[i] {
+			continue
+		}
+		d, ok := fresh[s.File]
+		if !ok {
+			return "", fmt.Errorf("write lexicon: no dictionary for segment %s", s.File)
+		}
+		sources = append(sources, &lexSource{dict: d, ord: i})
+	}
+	b, err := mergeLexicon(seqs, sources)
+	if err != nil {
+		return "", fmt.Errorf("write lexicon: %w", err)
+	}
+	name := lexiconFileName(m.NextFile)
+	m.NextFile++
+	if err := writeFileSynced(dir, name, b); err != nil {
+		return "", fmt.Errorf("write lexicon %s: %w", name, err)
+	}
+	m.Lexicon, m.LexiconBytes = name, int64(len(b))
+	return name, nil
+}
