@@ -48,7 +48,7 @@ func Check(dir string) (*CheckReport, error) {
 			rep.Problems = append(rep.Problems, fmt.Errorf("segment %s: %w", ms.File, err))
 			continue
 		}
-		s, err := newSegment(path, data, true)
+		s, err := newSegment(path, data, verifyData)
 		if err != nil {
 			rep.Problems = append(rep.Problems, err)
 			unmapFile(data)

@@ -208,7 +208,7 @@ func merge(dir string, m *Manifest, group []int, opt CompactOptions, st *Compact
 	for _, i := range group {
 		ms := m.Segments[i]
 		bytesIn += ms.Bytes
-		s, err := openEntry(dir, ms, true)
+		s, err := openEntry(dir, ms, verifyData)
 		if err != nil {
 			removeOuts()
 			return nil, err

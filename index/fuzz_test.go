@@ -71,7 +71,7 @@ func openPair(t testing.TB, segData [][]byte, lex []byte) (*Segment, *Lexicon) {
 	t.Helper()
 	segs := make([]*Segment, len(segData))
 	for i, b := range segData {
-		s, err := newSegment(fmt.Sprintf("%08d.v4.seg", i+1), b, false)
+		s, err := newSegment(fmt.Sprintf("%08d.v4.seg", i+1), b, verifyNone)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -151,7 +151,7 @@ func FuzzSegment(f *testing.F) {
 			b = b[:len(data)]
 			copy(b, data)
 		}
-		s, err := newSegment("fuzz.seg", b, false)
+		s, err := newSegment("fuzz.seg", b, verifyNone)
 		if err != nil {
 			var ce *CorruptError
 			if !errors.As(err, &ce) && !bytes.Contains([]byte(err.Error()), []byte("format version")) {
@@ -262,7 +262,7 @@ func TestStoreSizeClaims(t *testing.T) {
 	} {
 		b := slices.Clone(data)
 		binary.LittleEndian.PutUint32(b[rawLenAt:], c.rawLen)
-		s, err := newSegment("x.seg", b, false)
+		s, err := newSegment("x.seg", b, verifyNone)
 		if err == nil {
 			_, err = s.Text(nil, 0)
 		}

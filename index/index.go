@@ -30,18 +30,29 @@ type DocRef struct {
 	Doc int
 }
 
-// Open opens the index in dir, validating the manifest, the checksum of
-// every segment section except the document store (see Check), and every
-// tombstone file. If no writer is at work, it first removes what an
-// interrupted writer left behind (temporary files, files no MANIFEST names).
-func Open(dir string) (*Index, error) {
+// Open opens the index in dir, validating the manifest, the lexicon, the
+// checksum of every segment section except the document store (see Check),
+// and every tombstone file. If no writer is at work, it first removes what
+// an interrupted writer left behind (temporary files, files no MANIFEST
+// names).
+func Open(dir string) (*Index, error) { return open(dir, verifyData) }
+
+// OpenMeta opens the index in dir like Open, but checks the checksums of
+// only the segment sections that statistics read (params, rowstats, blocks),
+// besides the manifest, the lexicon and the tombstones: it costs the same
+// whatever the size of the index. Rows, lists, the forward index and the
+// document table are mapped unverified, so a snapshot opened this way is for
+// Stats and the manifest, not for searching.
+func OpenMeta(dir string) (*Index, error) { return open(dir, verifyMeta) }
+
+func open(dir string, verify verifyLevel) (*Index, error) {
 	cleanLeftovers(dir)
 	for attempt := 0; ; attempt++ {
 		m, err := readManifest(dir)
 		if err != nil {
 			return nil, err
 		}
-		ix, err := openManifest(dir, m)
+		ix, err := openManifest(dir, m, verify)
 		if err != nil && isNotExist(err) && attempt < 10 {
 			// A writer may have committed and removed files of the MANIFEST
 			// just read: read the new one.
@@ -54,7 +65,7 @@ func Open(dir string) (*Index, error) {
 }
 
 // openManifest opens the snapshot m of the index in dir.
-func openManifest(dir string, m *Manifest) (*Index, error) {
+func openManifest(dir string, m *Manifest, verify verifyLevel) (*Index, error) {
 	ix := &Index{dir: dir, manifest: m, segs: make([]*Segment, len(m.Segments))}
 	errs := make([]error, len(m.Segments))
 	var wg sync.WaitGroup
@@ -65,7 +76,7 @@ func openManifest(dir string, m *Manifest) (*Index, error) {
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			ix.segs[i], errs[i] = openEntry(dir, ms, true)
+			ix.segs[i], errs[i] = openEntry(dir, ms, verify)
 		}()
 	}
 	wg.Wait()
@@ -98,7 +109,7 @@ func openManifest(dir string, m *Manifest) (*Index, error) {
 
 // openEntry opens the segment a manifest entry names and applies its
 // tombstone.
-func openEntry(dir string, ms ManifestSegment, verify bool) (*Segment, error) {
+func openEntry(dir string, ms ManifestSegment, verify verifyLevel) (*Segment, error) {
 	path := filepath.Join(dir, ms.File)
 	data, err := mapFile(path)
 	if err != nil {

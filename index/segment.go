@@ -67,7 +67,7 @@ func openSegment(path string) (*Segment, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open segment: %w", err)
 	}
-	s, err := newSegment(path, data, true)
+	s, err := newSegment(path, data, verifyData)
 	if err != nil {
 		unmapFile(data)
 		return nil, err
@@ -75,7 +75,16 @@ func openSegment(path string) (*Segment, error) {
 	return s, nil
 }
 
-func newSegment(path string, data []byte, verify bool) (*Segment, error) {
+// verifyLevel says which section checksums opening a segment checks.
+type verifyLevel int
+
+const (
+	verifyNone verifyLevel = iota // structure only (tests, fuzzing)
+	verifyMeta                    // the small sections: params, rowstats, blocks
+	verifyData                    // every section but the store (read block by block)
+)
+
+func newSegment(path string, data []byte, verify verifyLevel) (*Segment, error) {
 	name := filepath.Base(path)
 	if !littleEndian {
 		return nil, fmt.Errorf("%s: bitsieve indexes are read in place and need a little-endian machine", name)
@@ -90,7 +99,7 @@ func newSegment(path string, data []byte, verify bool) (*Segment, error) {
 		if !ok {
 			return nil, &CorruptError{File: name, Section: SectionName(id), Detail: "section is missing"}
 		}
-		if verify && id != secStore {
+		if verify == verifyData && id != secStore || verify == verifyMeta && (id == secParams || id == secRowStats || id == secBlocks) {
 			if err := verifySection(name, data, sec); err != nil {
 				return nil, err
 			}

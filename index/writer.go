@@ -241,7 +241,7 @@ func OpenWriter(dir string, opt WriterOptions) (*Writer, error) {
 	if snap != nil && snap.dir == dir && snap.manifest.Generation == m.Generation && snap.segs != nil {
 		w.base = snap
 	} else {
-		ix, err := openManifest(dir, m)
+		ix, err := openManifest(dir, m, verifyData)
 		if err != nil {
 			w.release()
 			return nil, fmt.Errorf("%w (run 'bitsieve check'; a rebuild replaces a damaged index)", err)

@@ -37,11 +37,17 @@ func indexFlag(fs *flag.FlagSet) *string {
 // openIndex opens the index a read-only command should use. An explicit
 // --index must exist; the default one falls back to the embedded sample.
 func openIndex(dir string, stderr io.Writer) (*index.Index, error) {
+	return openIndexWith(dir, stderr, index.Open)
+}
+
+// openIndexWith is openIndex with the function that opens an explicit or
+// default index (index.Open, or index.OpenMeta for statistics).
+func openIndexWith(dir string, stderr io.Writer, open func(string) (*index.Index, error)) (*index.Index, error) {
 	explicit := dir != ""
 	if !explicit {
 		dir = defaultIndexDir()
 	}
-	ix, err := index.Open(dir)
+	ix, err := open(dir)
 	if err == nil || explicit || !errors.Is(err, index.ErrNoIndex) {
 		if errors.Is(err, index.ErrNoIndex) {
 			return nil, fmt.Errorf("no index in %s (create one with 'bitsieve index --index %s PATH')", dir, dir)
