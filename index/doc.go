@@ -31,8 +31,8 @@
 // A query ANDs the words of its high-rank rows for each 512-document block
 // first; where they are zero the block is skipped without reading a rank-0
 // row. Candidates from shared rows are verified against the forward index;
-// private rows and lists are exact and never verified. A term that is not in
-// a segment's dictionary rules the segment out of any conjunction with it.
+// private rows and lists are exact and never verified. A term that no
+// segment holds rules the segment out of any conjunction with it.
 //
 // # Segments and length classes
 //
@@ -47,14 +47,26 @@
 // segments of their own rather than joining shorter ones.
 //
 // A segment file holds sections, each 64-byte aligned and checksummed with
-// CRC32C: params, terms (a sorted dictionary with termIDs assigned in
-// descending df order, and each term's df and row treatment), rows (the live
+// CRC32C: params, rows (the live
 // row, the private rows, the shared rows of rank 0, each a whole number of
 // 512-document blocks so that one block is one cache line; then the shared
 // rows of the higher rank), rowstats (popcounts), lists,
 // forward (each document's sorted termIDs and frequencies, delta-uvarint),
 // docs (the document table), blocks and store (the texts, zstd-compressed in
 // blocks). docs/format.md describes every byte.
+//
+// # The lexicon
+//
+// The segments hold no dictionary. One lexicon file per generation (Lexicon,
+// lexicon.go) holds every word of the index once, front-coded in blocks of 32
+// under a binary-searched index of first words, with one entry for each
+// segment holding it: the termID there (assigned in descending df order,
+// which keeps forward-index deltas small), the df and the row treatment. A
+// query looks each word up once (Index.Lookup) and gets every segment's
+// answer; a prefix expands once (Index.Prefix). A commit that changes the
+// segments merges the old lexicon, renumbered, with the new segments'
+// dictionaries; per-termID views of one segment (Segment.Terms, DF,
+// Treatment) are gathered from the lexicon when first asked for.
 //
 // # Changes: incremental writes, deletes, compaction
 //
@@ -66,7 +78,7 @@
 // run over a source did not see. Calls apply in call order.
 //
 // Segments are never modified. A deleted (or replaced) document is marked
-// in a tombstone file of its segment, NNNNNNNN.v3.del: a checksummed bitmap
+// in a tombstone file of its segment, NNNNNNNN.v4.del: a checksummed bitmap
 // of the segment's deleted documents, named by the segment's MANIFEST entry
 // with their count. Deleting more documents of a segment writes a new
 // tombstone file. A reader copies the segment's live row and clears the

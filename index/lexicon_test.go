@@ -1,0 +1,227 @@
+package index
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/bitsieve/bitsieve/tokenize"
+)
+
+// segmentWords re-analyzes every stored text of the snapshot (deleted
+// documents included, as df counts them) and returns, per segment, each
+// word's document frequency: what the lexicon must say.
+func segmentWords(t testing.TB, ix *Index) []map[string]int {
+	t.Helper()
+	a, err := tokenize.New(ix.Analyzer())
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := make([]map[string]int, len(ix.Segments()))
+	var terms []string
+	for si, s := range ix.Segments() {
+		out[si] = map[string]int{}
+		for d := 0; d < s.NumDocs(); d++ {
+			text, err := s.Text(nil, d)
+			if err != nil {
+				t.Fatal(err)
+			}
+			terms = a.Terms(terms[:0], text)
+			slices.Sort(terms)
+			for _, w := range slices.Compact(terms) {
+				out[si][w]++
+			}
+		}
+	}
+	return out
+}
+
+// checkLexicon compares every lookup and a set of prefix expansions with the
+// brute-force answer.
+func checkLexicon(t *testing.T, ix *Index) {
+	t.Helper()
+	truth := segmentWords(t, ix)
+	all := map[string]bool{}
+	for _, m := range truth {
+		for w := range m {
+			all[w] = true
+		}
+	}
+	words := make([]string, 0, len(all))
+	for w := range all {
+		words = append(words, w)
+	}
+	sort.Strings(words)
+	if n := ix.Lexicon().NumWords(); n != len(words) {
+		t.Fatalf("lexicon holds %d words, the documents %d", n, len(words))
+	}
+	var es []Entry
+	for _, w := range words {
+		var err error
+		if es, err = ix.Lookup(w, es[:0]); err != nil {
+			t.Fatal(err)
+		}
+		var want []int
+		for si := range truth {
+			if truth[si][w] > 0 {
+				want = append(want, si)
+			}
+		}
+		if len(es) != len(want) {
+			t.Fatalf("%q: %d entries, want segments %v", w, len(es), want)
+		}
+		for i, e := range es {
+			s := ix.Segments()[e.Seg]
+			if e.Seg != want[i] || e.DF != truth[e.Seg][w] {
+				t.Fatalf("%q: entry %+v, want segment %d with df %d", w, e, want[i], truth[want[i]][w])
+			}
+			if id, ok := s.Lookup(w); !ok || id != e.ID || s.DF(id) != e.DF || s.Treatment(id) != e.Treatment() {
+				t.Fatalf("%q: the segment's own view disagrees with entry %+v", w, e)
+			}
+		}
+	}
+	// Absent words: before the first, after the last, between any two.
+	for _, w := range []string{"", "\x00", "zzzzzzzzzzzz", words[0] + "\x00", words[len(words)/2] + "zz", "!"} {
+		if all[w] {
+			continue
+		}
+		if es, err := ix.Lookup(w, es[:0]); err != nil || len(es) != 0 {
+			t.Fatalf("absent word %q: %v, %v", w, es, err)
+		}
+	}
+	for _, p := range []string{"", "a", "co", "th", words[len(words)/3][:1], words[len(words)/2]} {
+		var got []string
+		if err := ix.Prefix(p, func(w string, es []Entry) bool { got = append(got, w); return true }); err != nil {
+			t.Fatal(err)
+		}
+		var want []string
+		for _, w := range words {
+			if strings.HasPrefix(w, p) {
+				want = append(want, w)
+			}
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("prefix %q: %d words, want %d", p, len(got), len(want))
+		}
+	}
+}
+
+// TestLexicon checks the lexicon against the documents after a build, after
+// updates and deletions (which carry the old entries over, renumbered), and
+// after compaction.
+func TestLexicon(t *testing.T) {
+	dir := t.TempDir()
+	docs := genDocs(3000, 11)
+	opt := WriterOptions{Capacity: 512}
+	opt.Compact.Disabled = true
+	buildIndex(t, dir, docs[:2000], opt)
+	check := func(stage string, segsAtLeast int) {
+		t.Helper()
+		ix, err := Open(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ix.Close()
+		if len(ix.Segments()) < segsAtLeast {
+			t.Fatalf("%s: %d segments, the test needs %d", stage, len(ix.Segments()), segsAtLeast)
+		}
+		t.Run(stage, func(t *testing.T) { checkLexicon(t, ix) })
+		mustCheck(t, dir)
+	}
+	check("built", 4)
+
+	update(t, dir, opt, func(w *Writer) {
+		for _, d := range docs[2000:] {
+			w.Add(d)
+		}
+		for _, d := range docs[:300] {
+			w.Delete(d.Key)
+		}
+	})
+	check("updated", 5)
+
+	m, _ := readManifest(dir)
+	update(t, dir, opt, func(w *Writer) { w.Delete(docs[400].Key) })
+	m2, _ := readManifest(dir)
+	if m2.Lexicon != m.Lexicon || m2.Generation == m.Generation {
+		t.Fatalf("a deletion wrote lexicon %s over %s (generation %d → %d); it changes no segment", m2.Lexicon, m.Lexicon, m.Generation, m2.Generation)
+	}
+
+	if _, err := Compact(dir, CompactOptions{All: true}); err != nil {
+		t.Fatal(err)
+	}
+	check("compacted", 1)
+}
+
+// TestLexiconDamage flips bytes all over a lexicon file: opening the index
+// or checking it reports the damage and names the file.
+func TestLexiconDamage(t *testing.T) {
+	dir := t.TempDir()
+	buildIndex(t, dir, genDocs(400, 3), WriterOptions{})
+	m, _ := readManifest(dir)
+	path := filepath.Join(dir, m.Lexicon)
+	good, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	step := max(1, len(good)/97)
+	for at := 0; at < len(good); at += step {
+		if at >= 12 && at < 16 {
+			continue // the format version: refused with a message to rebuild
+		}
+		bad := slices.Clone(good)
+		bad[at] ^= 0x5a
+		if err := os.WriteFile(path, bad, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		ix, err := Open(dir)
+		if err == nil {
+			ix.Close()
+			t.Fatalf("byte %d flipped: the index opens", at)
+		}
+		if !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), m.Lexicon) {
+			t.Fatalf("byte %d flipped: %v, want damage to %s", at, err, m.Lexicon)
+		}
+		if rep, err := Check(dir); err != nil || len(rep.Problems) == 0 {
+			t.Fatalf("byte %d flipped: check finds %v, %v", at, rep, err)
+		}
+	}
+	os.WriteFile(path, good, 0o644)
+	mustCheck(t, dir)
+}
+
+// FuzzLexicon decodes arbitrary lexicon files: opening, lookups, prefixes
+// and scans either work or report damage, never panic.
+func FuzzLexicon(f *testing.F) {
+	segs, lex := smallIndexFiles(f, 200, 2)
+	f.Add(lex)
+	f.Add([]byte(fileMagic + lexiconKind))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		lx, err := newLexicon("fuzz.lex", b)
+		if err != nil {
+			return
+		}
+		if len(lx.segSeq) == len(segs) {
+			ss := make([]*Segment, len(segs))
+			for i, d := range segs {
+				if ss[i], err = newSegment(filepath.Base(segName(i)), d, verifyNone); err != nil {
+					t.Fatal(err)
+				}
+			}
+			lx.attach(ss)
+		}
+		lx.Lookup("the", nil)
+		lx.Lookup("", nil)
+		lx.Prefix("a", func(string, []Entry) bool { return true })
+		lx.checkLookups()
+		for i := range lx.segSeq {
+			lx.segDict(i, 1000)
+		}
+	})
+}
+
+func segName(i int) string { return segmentFileName(uint64(i + 1)) }
