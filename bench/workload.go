@@ -117,12 +117,12 @@ func Classify(s *query.Searcher, text, source string) (Query, error) {
 			}
 		case *query.Prefix:
 			df := 0
-			for _, seg := range ix.Segments() {
-				seg.PrefixTerms(x.Prefix, func(_ string, id index.TermID) bool {
-					df += seg.DF(id)
-					return true
-				})
-			}
+			ix.Prefix(x.Prefix, func(_ string, es []index.Entry) bool {
+				for _, e := range es {
+					df += e.DF
+				}
+				return true
+			})
 			note(x.Prefix+"*", min(df, ix.NumDocs()))
 		case *query.And:
 			for _, k := range x.Children {
@@ -145,10 +145,9 @@ func Classify(s *query.Searcher, text, source string) (Query, error) {
 // segments.
 func GlobalDF(ix *index.Index, term string) int {
 	df := 0
-	for _, seg := range ix.Segments() {
-		if id, ok := seg.Lookup(term); ok {
-			df += seg.DF(id)
-		}
+	es, _ := ix.Lookup(term, nil)
+	for _, e := range es {
+		df += e.DF
 	}
 	return df
 }

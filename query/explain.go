@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/bitsieve/bitsieve/index"
+	"github.com/bitsieve/bitsieve/tokenize"
 )
 
 // Explanation shows how the signature answers a query: for every term its
@@ -96,16 +97,12 @@ func (s *Searcher) Explain(ctx context.Context, q string) (*Explanation, error) 
 				leaves = append(leaves, leaf{x.Text, t, neg})
 			}
 		case *Prefix:
-			seen := map[string]bool{}
-			for _, seg := range s.ix.Segments() {
-				seg.PrefixTerms(x.Prefix, func(t string, _ index.TermID) bool {
-					if !seen[t] && len(seen) < maxExplainPrefix {
-						seen[t] = true
-						leaves = append(leaves, leaf{x.Prefix + "*", t, neg})
-					}
-					return len(seen) < maxExplainPrefix
-				})
-			}
+			n := 0
+			s.ix.Prefix(x.Prefix, func(t string, _ []index.Entry) bool {
+				leaves = append(leaves, leaf{x.Prefix + "*", t, neg})
+				n++
+				return n < maxExplainPrefix
+			})
 		case *Not:
 			walk(x.Child, !neg)
 		case *And:
@@ -123,15 +120,20 @@ func (s *Searcher) Explain(ctx context.Context, q string) (*Explanation, error) 
 	for _, l := range leaves {
 		te := TermExplanation{Word: l.word, Term: l.term, Negated: l.negated}
 		var densSum float64
-		for _, seg := range s.ix.Segments() {
-			id, ok := seg.Lookup(l.term)
-			if !ok {
+		ents, err := lookupAll(s.ix, l.term)
+		if err != nil {
+			return nil, err
+		}
+		for si, seg := range s.ix.Segments() {
+			e := ents[si]
+			if e.DF == 0 {
 				te.Absent++
 				continue
 			}
-			df := seg.DF(id)
+			df := e.DF
 			te.DF += df
-			switch tr := seg.Treatment(id); {
+			tr := e.Treatment()
+			switch {
 			case tr.Private:
 				te.Private++
 			case tr.List:
@@ -142,7 +144,7 @@ func (s *Searcher) Explain(ctx context.Context, q string) (*Explanation, error) 
 			default:
 				te.Shared++
 			}
-			rows := seg.TermRows(nil, l.term, id)
+			rows := seg.TermRowsOf(nil, tokenize.Hash(l.term), tr)
 			// A document without the term passes its rank-0 rows with the
 			// product of their densities; its higher-rank rows for sure when
 			// a neighbour in its group of 2^rank holds the term, else with
@@ -163,7 +165,7 @@ func (s *Searcher) Explain(ctx context.Context, q string) (*Explanation, error) 
 				low *= min(1, float64(int(1)<<seg.Rank()-1)*f) + high
 			}
 			te.Rows += len(rows)
-			if !seg.Treatment(id).Private { // a private row is exact
+			if !tr.Private { // a private row is exact
 				te.PredictedFP += float64(seg.NumDocs()-df) * low
 			}
 			te.ObservedFP += max(0, countAnd(seg, rows, nil)-df)
@@ -182,24 +184,31 @@ func (s *Searcher) Explain(ctx context.Context, q string) (*Explanation, error) 
 		}
 	}
 	slices.SortStableFunc(pos, func(a, b TermExplanation) int { return a.DF - b.DF })
-	for _, seg := range s.ix.Segments() {
+	posEnts := make([][]index.Entry, len(pos))
+	for i, t := range pos {
+		if posEnts[i], err = lookupAll(s.ix, t.Term); err != nil {
+			return nil, err
+		}
+	}
+	for si, seg := range s.ix.Segments() {
 		ss := SegmentSteps{Segment: seg.Name(), Docs: seg.NumDocs(), Class: seg.LengthClass()}
 		acc := slices.Clone(seg.Live())
-		for _, t := range pos {
+		for i, t := range pos {
 			st := Step{Term: t.Term}
-			id, ok := seg.Lookup(t.Term)
-			if ok && seg.Treatment(id).List {
-				st.Rows = []RowInfo{{Row: -1, List: true, Density: float64(seg.DF(id)) / float64(max(1, seg.NumDocs()))}}
-				l := ListBits(seg, id)
+			e := posEnts[i][si]
+			ok := e.DF > 0
+			if ok && e.Treatment().List {
+				st.Rows = []RowInfo{{Row: -1, List: true, Density: float64(e.DF) / float64(max(1, seg.NumDocs()))}}
+				l := listBits(seg, e)
 				st.Survivors = 0
 				for i := range acc {
 					acc[i] &= l[i]
 					st.Survivors += bits.OnesCount64(acc[i])
 				}
 			} else if ok {
-				rows := seg.TermRows(nil, t.Term, id)
+				rows := seg.TermRowsOf(nil, tokenize.Hash(t.Term), e.Treatment())
 				for _, r := range rows {
-					st.Rows = append(st.Rows, RowInfo{Row: r, Rank: seg.RowRank(r), Private: seg.Treatment(id).Private,
+					st.Rows = append(st.Rows, RowInfo{Row: r, Rank: seg.RowRank(r), Private: e.Treatment().Private,
 						Density: rowDensity(seg, r)})
 				}
 				st.Survivors = countAnd(seg, rows, acc)
@@ -213,10 +222,32 @@ func (s *Searcher) Explain(ctx context.Context, q string) (*Explanation, error) 
 	return ex, nil
 }
 
-// ListBits is the bitmap of a term stored as a list in seg, as long as a row.
-func ListBits(seg *index.Segment, id index.TermID) []uint64 {
+// lookupAll returns a term's lexicon entries by segment position (DF 0
+// where a segment lacks it).
+func lookupAll(ix *index.Index, term string) ([]index.Entry, error) {
+	out := make([]index.Entry, len(ix.Segments()))
+	es, err := ix.Lookup(term, nil)
+	for _, e := range es {
+		out[e.Seg] = e
+	}
+	return out, err
+}
+
+// ListBits is the bitmap of a term stored as a list in seg (an index
+// segment), as long as a row: all zero when the term has no list there.
+func ListBits(ix *index.Index, seg *index.Segment, term string) []uint64 {
+	es, _ := ix.Lookup(term, nil)
+	for _, e := range es {
+		if ix.Segments()[e.Seg] == seg && e.Treatment().List {
+			return listBits(seg, e)
+		}
+	}
+	return make([]uint64, seg.RowWords())
+}
+
+func listBits(seg *index.Segment, e index.Entry) []uint64 {
 	out := make([]uint64, seg.RowWords())
-	for _, d := range seg.List(id).AppendTo(nil) {
+	for _, d := range seg.ListOf(e).AppendTo(nil) {
 		out[d/64] |= 1 << (d % 64)
 	}
 	return out

@@ -207,15 +207,13 @@ func (s *Server) checkQuery(sn *snapshot, q string) error {
 		return errorf(http.StatusBadRequest, "bad query", "query too large: it has %d words and the limit is %d", terms, s.limits.MaxQueryTerms)
 	}
 	// The searcher refuses a prefix that expands to more than
-	// query.MaxPrefixTerms terms in a segment; find it here, where the
-	// refusal can be told from a failure of the index.
+	// query.MaxPrefixTerms words; find it here, where the refusal can be
+	// told from a failure of the index.
 	for _, p := range prefixes {
-		for _, seg := range sn.ix.Segments() {
-			n := 0
-			seg.PrefixTerms(p, func(string, index.TermID) bool { n++; return n <= query.MaxPrefixTerms })
-			if n > query.MaxPrefixTerms {
-				return errorf(http.StatusBadRequest, "bad query", "prefix %s* matches more than %d terms; use a longer prefix", p, query.MaxPrefixTerms)
-			}
+		n := 0
+		sn.ix.Prefix(p, func(string, []index.Entry) bool { n++; return n <= query.MaxPrefixTerms })
+		if n > query.MaxPrefixTerms {
+			return errorf(http.StatusBadRequest, "bad query", "prefix %s* matches more than %d terms; use a longer prefix", p, query.MaxPrefixTerms)
 		}
 	}
 	return nil

@@ -131,7 +131,7 @@ func newExplainView(ix *index.Index, ex *query.Explanation) *explainView {
 	for _, i := range order {
 		sg := ex.Segments[i]
 		if seg := segs[sg.Segment]; seg != nil {
-			ev.Segments = append(ev.Segments, drawSegment(seg, sg, final(sg)))
+			ev.Segments = append(ev.Segments, drawSegment(ix, seg, sg, final(sg)))
 		}
 	}
 	return ev
@@ -169,7 +169,7 @@ func makeFunnel(ex *query.Explanation, steps []string, survivors []int) funnelSV
 
 // drawSegment redoes the segment's AND on its rows to shade each stretch of
 // documents: Explain gives the counts, the rows give where the bits are.
-func drawSegment(seg *index.Segment, sg query.SegmentSteps, survivors int) segmentSVG {
+func drawSegment(ix *index.Index, seg *index.Segment, sg query.SegmentSteps, survivors int) segmentSVG {
 	n := seg.NumDocs()
 	nb := min(svgBuckets, max(n, 1))
 	out := segmentSVG{Name: sg.Segment, Class: sg.Class, Docs: sg.Docs, Survivors: survivors, Buckets: nb,
@@ -212,8 +212,7 @@ func drawSegment(seg *index.Segment, sg query.SegmentSteps, survivors int) segme
 			}
 			switch {
 			case r.List:
-				id, _ := seg.Lookup(st.Term)
-				row = query.ListBits(seg, id)
+				row = query.ListBits(ix, seg, st.Term)
 				s.Class, s.Row = "private", "list"
 			case r.Private:
 				row = seg.Row(r.Row)
