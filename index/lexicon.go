@@ -237,13 +237,10 @@ type lexReader struct {
 	word    []byte
 	inBlock int
 	err     error
-	scratch [96]byte
 }
 
 func (lx *Lexicon) reader(b int) *lexReader {
-	r := &lexReader{lx: lx, p: int(lx.blockOff[b]), end: int(lx.blockOff[b+1])}
-	r.word = r.scratch[:0]
-	return r
+	return &lexReader{lx: lx, p: int(lx.blockOff[b]), end: int(lx.blockOff[b+1])}
 }
 
 func (r *lexReader) uvarint() int {
@@ -266,19 +263,27 @@ func (r *lexReader) fail(detail string) {
 // next decodes the next word of the block into r.word; it returns false at
 // the block's end or on damage (r.err).
 func (r *lexReader) next() bool {
+	w, ok := r.decode(r.word)
+	r.word = w
+	return ok
+}
+
+// decode decodes the next word of the block, given the one before it (in
+// its own buffer, which need not be r's: a lookup keeps it on the stack).
+func (r *lexReader) decode(word []byte) ([]byte, bool) {
 	if r.p >= r.end || r.err != nil {
-		return false
+		return word, false
 	}
 	pre := r.uvarint()
 	suf := r.uvarint()
-	if r.err != nil || pre > len(r.word) || (r.inBlock == 0 && pre != 0) || suf > r.end-r.p || (suf == 0 && r.inBlock > 0) {
+	if r.err != nil || pre > len(word) || (r.inBlock == 0 && pre != 0) || suf > r.end-r.p || (suf == 0 && r.inBlock > 0) {
 		r.fail("bad word")
-		return false
+		return word, false
 	}
-	r.word = append(r.word[:pre], r.lx.body[r.p:r.p+suf]...)
+	word = append(word[:pre], r.lx.body[r.p:r.p+suf]...)
 	r.p += suf
 	r.inBlock++
-	return true
+	return word, true
 }
 
 // entries decodes the current word's entries, appending them to dst.
@@ -372,10 +377,15 @@ func (lx *Lexicon) Lookup(word string, dst []Entry) ([]Entry, error) {
 	if b < 0 {
 		return dst, nil
 	}
+	var scratch [96]byte // longer words move to the heap
 	r := lexReader{lx: lx, p: int(lx.blockOff[b]), end: int(lx.blockOff[b+1])}
-	r.word = r.scratch[:0]
-	for r.next() {
-		switch c := compareWord(r.word, word); {
+	w := scratch[:0]
+	for {
+		var ok bool
+		if w, ok = r.decode(w); !ok {
+			break
+		}
+		switch c := compareWord(w, word); {
 		case c == 0:
 			dst = r.entries(dst)
 			return dst, r.err

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/RoaringBitmap/roaring/v2"
@@ -86,6 +87,22 @@ type invEval struct {
 
 func newInvEval(seg *index.Segment, post *inverted.Segment, an *tokenize.Analyzer) *invEval {
 	return &invEval{seg: seg, post: post, an: an, slotOf: map[index.TermID]int{}, scoreSet: map[int]bool{}}
+}
+
+// invEvals recycles evaluators, their maps and slices, across segments and
+// queries, as planners are recycled: the baseline pays for matching, not for
+// bookkeeping the signature engine does not pay either.
+var invEvals = sync.Pool{New: func() any {
+	return &invEval{slotOf: map[index.TermID]int{}, scoreSet: map[int]bool{}}
+}}
+
+// getInvEval takes an evaluator from the pool, emptied for seg.
+func getInvEval(seg *index.Segment, post *inverted.Segment, an *tokenize.Analyzer) *invEval {
+	e := invEvals.Get().(*invEval)
+	clear(e.slotOf)
+	clear(e.scoreSet)
+	*e = invEval{seg: seg, post: post, an: an, slotOf: e.slotOf, scoreSet: e.scoreSet, ids: e.ids[:0], score: e.score[:0]}
+	return e
 }
 
 func (e *invEval) postings(id index.TermID) (*roaring.Bitmap, error) {
@@ -463,7 +480,8 @@ func (e *invEval) run(q *compiled) (hits *roaring.Bitmap, candidates int, err er
 func (s *Searcher) searchSegmentInverted(seg *index.Segment, si int, q *compiled, k int, avgdl float64, an *tokenize.Analyzer) segResult {
 	var r segResult
 	t0 := time.Now()
-	e := newInvEval(seg, s.inv.Segments()[si], an)
+	e := getInvEval(seg, s.inv.Segments()[si], an)
+	defer invEvals.Put(e)
 	hits, cands, err := e.run(q)
 	if err != nil || hits == nil {
 		r.err = err

@@ -74,7 +74,7 @@ type benchSegment struct {
 // "shared" for two words matched through shared rows (in an index built
 // without lists), "lists" for two such words with the default parameters,
 // which store them as lists, or "private" for a word with a private row.
-func newBenchSegment(b *testing.B, q string) *benchSegment {
+func newBenchSegment(b testing.TB, q string) *benchSegment {
 	docs := genCorpus(20000, 9)
 	dir := b.TempDir()
 	p := index.DefaultParams
@@ -123,7 +123,7 @@ func newBenchSegment(b *testing.B, q string) *benchSegment {
 // benchWords picks, from a segment's dictionary, the most frequent term with
 // a private row, or two terms in 2–8% of the documents (shared rows or
 // lists), that analyze to themselves.
-func benchWords(b *testing.B, s *Searcher, seg *index.Segment, private bool) string {
+func benchWords(b testing.TB, s *Searcher, seg *index.Segment, private bool) string {
 	an := tokenize.MustNew("english")
 	var picked []string
 	n := seg.NumDocs()
@@ -232,10 +232,10 @@ func BenchmarkSegmentMatch(b *testing.B) {
 	}
 }
 
-// BenchmarkCount is a whole count (Search with CountOnly, one worker) of two
-// words matched through shared rows, in each engine: parsing, dictionary
-// lookups, planning, matching and verification. -benchmem shows what a count
-// allocates.
+// BenchmarkCount is a whole count (Searcher.Count, one worker) of two words
+// matched through shared rows, in each engine: parsing, lexicon lookups,
+// planning, matching and verification. -benchmem shows what a count
+// allocates: nothing, for the signature engine, in steady state.
 func BenchmarkCount(b *testing.B) {
 	bs := newBenchSegment(b, "shared")
 	ctx := context.Background()
@@ -247,10 +247,40 @@ func BenchmarkCount(b *testing.B) {
 		b.Run(e.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, err := e.s.Search(ctx, Request{Query: bs.text, CountOnly: true}); err != nil {
+				if _, err := e.s.Count(ctx, bs.text); err != nil {
 					b.Fatal(err)
 				}
 			}
 		})
+	}
+}
+
+// TestCountAllocatesNothing counts two words again and again: the query
+// state, parser arenas, compiled query, plans and verifier are reused, so a
+// count in steady state allocates nothing. (A collection may empty the pools
+// during the run; the mean stays far below one.)
+func TestCountAllocatesNothing(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a 20,000-document index")
+	}
+	if raceEnabled {
+		t.Skip("the race detector drops pooled objects at random")
+	}
+	bs := newBenchSegment(t, "shared")
+	bs.s.SetWorkers(1)
+	ctx := context.Background()
+	want, err := bs.s.Count(ctx, bs.text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	allocs := testing.AllocsPerRun(200, func() {
+		if n, err := bs.s.Count(ctx, bs.text); err != nil || n != want {
+			t.Fatalf("count %d, %v; want %d", n, err, want)
+		}
+	})
+	if allocs >= 0.5 {
+		t.Errorf("a count of %q allocates %.2f objects, want none", bs.text, allocs)
+	} else {
+		t.Logf("a count of %q allocates %.2f objects", bs.text, allocs)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -127,7 +128,16 @@ func Parse(q string, a *tokenize.Analyzer) (Node, error) {
 		return nil, &ParseError{Query: q, Pos: MaxQueryBytes, Err: ErrTooLarge,
 			Msg: fmt.Sprintf("query too long: it has %d bytes and the limit is %d", len(q), MaxQueryBytes)}
 	}
-	p := &parser{q: q, a: a, negPos: -1}
+	return new(parser).parse(q, a)
+}
+
+// parse is Parse with this parser's buffers and node arenas: the nodes it
+// returns live until the parser parses again.
+func (p *parser) parse(q string, a *tokenize.Analyzer) (Node, error) {
+	if strings.TrimSpace(q) == "" || len(q) > MaxQueryBytes {
+		return Parse(q, a) // the errors
+	}
+	p.reset(q, a)
 	if err := p.next(); err != nil {
 		return nil, err
 	}
@@ -195,6 +205,41 @@ type parser struct {
 	dropPos int         // position of the first dropped word
 	buf     []byte      // scratch: a word as bytes for the analyzer
 	toks    []tokenize.Token
+
+	// Arenas the nodes come from, reused by the next parse (reset). A node
+	// is never changed once made, so one made before an arena grew stays
+	// valid where it is.
+	terms_  []Term
+	phrases []Phrase
+	prefxs  []Prefix
+	nots    []Not
+	ands    []And
+	ors     []Or
+	nodes   []Node // children of And and Or
+	strs    []string
+	ints    []int
+}
+
+// reset readies the parser for q, keeping its buffers and arenas.
+func (p *parser) reset(q string, a *tokenize.Analyzer) {
+	p.q, p.a, p.off, p.tok = q, a, 0, token{}
+	p.depth, p.terms, p.negPos = 0, 0, -1
+	clear(p.orPos)
+	p.dropped, p.dropPos = p.dropped[:0], 0
+	p.terms_, p.phrases, p.prefxs, p.nots = p.terms_[:0], p.phrases[:0], p.prefxs[:0], p.nots[:0]
+	p.ands, p.ors, p.nodes, p.strs, p.ints = p.ands[:0], p.ors[:0], p.nodes[:0], p.strs[:0], p.ints[:0]
+}
+
+func (p *parser) newTerm(term, word string) *Term {
+	p.terms_ = append(p.terms_, Term{Term: term, Word: word})
+	return &p.terms_[len(p.terms_)-1]
+}
+
+// children copies nodes into the node arena.
+func (p *parser) children(nodes []Node) []Node {
+	start := len(p.nodes)
+	p.nodes = append(p.nodes, nodes...)
+	return p.nodes[start:len(p.nodes):len(p.nodes)]
 }
 
 func (p *parser) errorf(class error, pos int, format string, args ...any) *ParseError {
@@ -313,11 +358,12 @@ func (p *parser) endsOperand() bool {
 // query or a closing parenthesis. n counts the operands as written, before
 // any was dropped, so that () can be told from (the).
 func (p *parser) parseAnd() (node Node, n int, err error) {
-	var items []Node
+	var buf [8]Node
+	items := buf[:0]
 	for {
 		switch p.tok.kind {
 		case tEOF, tRParen:
-			return makeAnd(items), n, nil
+			return p.makeAnd(items), n, nil
 		case tAnd:
 			pos := p.tok.pos
 			if n == 0 {
@@ -351,7 +397,8 @@ func (p *parser) parseOr() (Node, error) {
 	if err != nil || p.tok.kind != tOr {
 		return first, err
 	}
-	items := []Node{first}
+	var buf [8]Node
+	items := append(buf[:0], first)
 	orPos := p.tok.pos
 	for p.tok.kind == tOr {
 		pos := p.tok.pos
@@ -395,7 +442,7 @@ func (p *parser) parseUnary() (Node, error) {
 	if err != nil || !neg {
 		return n, err
 	}
-	return negate(n), nil
+	return p.negate(n), nil
 }
 
 // parsePrimary parses a word, a phrase or a parenthesised group.
@@ -461,25 +508,27 @@ func (p *parser) analyze(text string, pos int, shown string, phrase bool) (Node,
 		return nil, err
 	}
 	if len(toks) == 1 {
-		return &Term{Term: toks[0].Term, Word: text[toks[0].Start:toks[0].End]}, nil
+		return p.newTerm(toks[0].Term, text[toks[0].Start:toks[0].End]), nil
 	}
 	if !phrase {
-		terms := make([]Node, len(toks))
-		for i, t := range toks {
-			terms[i] = &Term{Term: t.Term, Word: text[t.Start:t.End]}
+		var buf [8]Node
+		terms := buf[:0]
+		for _, t := range toks {
+			terms = append(terms, p.newTerm(t.Term, text[t.Start:t.End]))
 		}
-		return makeAnd(terms), nil
+		return p.makeAnd(terms), nil
 	}
-	ph := &Phrase{
-		Terms:   make([]string, len(toks)),
-		Offsets: make([]int, len(toks)),
+	s0, i0 := len(p.strs), len(p.ints)
+	for _, t := range toks {
+		p.strs = append(p.strs, t.Term)
+		p.ints = append(p.ints, t.Pos-toks[0].Pos)
+	}
+	p.phrases = append(p.phrases, Phrase{
+		Terms:   p.strs[s0:len(p.strs):len(p.strs)],
+		Offsets: p.ints[i0:len(p.ints):len(p.ints)],
 		Text:    text[toks[0].Start:toks[len(toks)-1].End],
-	}
-	for i, t := range toks {
-		ph.Terms[i] = t.Term
-		ph.Offsets[i] = t.Pos - toks[0].Pos
-	}
-	return ph, nil
+	})
+	return &p.phrases[len(p.phrases)-1], nil
 }
 
 // prefix turns a word ending in * into a Prefix.
@@ -502,7 +551,8 @@ func (p *parser) prefix(t token) (Node, error) {
 	if err := p.count(1, t.pos); err != nil {
 		return nil, err
 	}
-	return &Prefix{Prefix: lower}, nil
+	p.prefxs = append(p.prefxs, Prefix{Prefix: lower})
+	return &p.prefxs[len(p.prefxs)-1], nil
 }
 
 // prefixEdge reports whether the first (or last) character of a prefix can
@@ -561,8 +611,9 @@ func (p *parser) droppedList() string {
 
 // makeAnd builds the And of items (nil items already removed), flattened,
 // without repeated leaves, collapsed when it has fewer than two children.
-func makeAnd(items []Node) Node {
-	var children []Node
+func (p *parser) makeAnd(items []Node) Node {
+	var buf [16]Node
+	children := buf[:0]
 	for _, it := range items {
 		if and, ok := it.(*And); ok {
 			children = append(children, and.Children...)
@@ -577,13 +628,15 @@ func makeAnd(items []Node) Node {
 	case 1:
 		return children[0]
 	}
-	return &And{Children: children}
+	p.ands = append(p.ands, And{Children: p.children(children)})
+	return &p.ands[len(p.ands)-1]
 }
 
 // makeOr is makeAnd for Or; items may hold nils (dropped words). pos is the
 // first OR operator, recorded for error messages.
 func (p *parser) makeOr(items []Node, pos int) Node {
-	var children []Node
+	var buf [16]Node
+	children := buf[:0]
 	for _, it := range items {
 		switch it := it.(type) {
 		case nil:
@@ -600,7 +653,8 @@ func (p *parser) makeOr(items []Node, pos int) Node {
 	case 1:
 		return children[0]
 	}
-	or := &Or{Children: children}
+	p.ors = append(p.ors, Or{Children: p.children(children)})
+	or := &p.ors[len(p.ors)-1]
 	if p.orPos == nil {
 		p.orPos = make(map[*Or]int)
 	}
@@ -609,14 +663,15 @@ func (p *parser) makeOr(items []Node, pos int) Node {
 }
 
 // negate returns NOT n; a double negation cancels.
-func negate(n Node) Node {
+func (p *parser) negate(n Node) Node {
 	switch n := n.(type) {
 	case nil:
 		return nil
 	case *Not:
 		return n.Child
 	}
-	return &Not{Child: n}
+	p.nots = append(p.nots, Not{Child: n})
+	return &p.nots[len(p.nots)-1]
 }
 
 // dedupe removes repeated leaves (and negated leaves) from children, in
@@ -626,6 +681,20 @@ func dedupe(children []Node) []Node {
 	if len(children) < 2 {
 		return children
 	}
+	if len(children) > 64 {
+		return dedupeMap(children)
+	}
+	out := children[:0]
+	for _, c := range children {
+		if !slices.ContainsFunc(out, func(o Node) bool { return sameLeaf(o, c) }) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// dedupeMap is dedupe for many children, by key.
+func dedupeMap(children []Node) []Node {
 	seen := make(map[string]bool, len(children))
 	out := children[:0]
 	for _, c := range children {
@@ -638,6 +707,34 @@ func dedupe(children []Node) []Node {
 		out = append(out, c)
 	}
 	return out
+}
+
+// sameLeaf reports whether a and b are leaves (or negated leaves) that match
+// the same documents: leafKey equal, without building keys.
+func sameLeaf(a, b Node) bool {
+	switch a := a.(type) {
+	case *Term:
+		b, ok := b.(*Term)
+		return ok && a.Term == b.Term
+	case *Prefix:
+		b, ok := b.(*Prefix)
+		return ok && a.Prefix == b.Prefix
+	case *Phrase:
+		b, ok := b.(*Phrase)
+		return ok && slices.Equal(a.Terms, b.Terms) && slices.Equal(a.Offsets, b.Offsets)
+	case *Not:
+		b, ok := b.(*Not)
+		return ok && isLeaf(a.Child) && sameLeaf(a.Child, b.Child)
+	}
+	return false
+}
+
+func isLeaf(n Node) bool {
+	switch n.(type) {
+	case *Term, *Prefix, *Phrase:
+		return true
+	}
+	return false
 }
 
 // leafKey identifies what a leaf matches (not how it was written).

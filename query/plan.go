@@ -87,6 +87,9 @@ type planner struct {
 	ents   []index.Entry // the lexicon entry of each slot's term
 	score  []scoreSlot
 	rowBuf []int
+	need   []bool // scratch of verifySlots
+	pl     plan   // the plan it returns, reused
+	v      verifier
 
 	// Nodes come from chunks that are never grown in place (so pointers
 	// stay valid) and are reused by the next plan once this one is released.
@@ -140,7 +143,9 @@ func (s *Searcher) plan(seg *index.Segment, root Node, q *compiled) (*plan, erro
 	if !slices.IsSorted(p.ids) {
 		p.sortSlots(n)
 	}
-	pl := &plan{seg: seg, root: n, ids: p.ids, ents: p.ents, score: p.score, planner: p}
+	p.pl = plan{seg: seg, root: n, ids: p.ids, ents: p.ents, score: p.score, planner: p,
+		vids: p.pl.vids[:0], vslots: p.pl.vslots[:0]}
+	pl := &p.pl
 	pl.verifySlots()
 	return pl, nil
 }
@@ -186,7 +191,9 @@ func (p *planner) sortSlots(root *pnode) {
 // with shared rows under inexact nodes (an exact node, and a term with a
 // private row or a list, is decided from its bits alone).
 func (pl *plan) verifySlots() {
-	need := make([]bool, len(pl.ids))
+	need := slices.Grow(pl.planner.need[:0], len(pl.ids))[:len(pl.ids)]
+	clear(need)
+	pl.planner.need = need
 	var walk func(n *pnode)
 	walk = func(n *pnode) {
 		if n.exact {

@@ -21,6 +21,7 @@ import (
 type Searcher struct {
 	ix        *index.Index
 	analyzers sync.Pool
+	states    sync.Pool // *queryState
 	workers   int
 	inv       *inverted.Index // non-nil: match from postings (NewInvertedSearcher)
 	segIdx    map[*index.Segment]int
@@ -64,6 +65,8 @@ type compiled struct {
 	// absent), and hashes[termIdx[t]] its hash: each word is looked up once,
 	// in the index's lexicon, at compile time.
 	ents     [][]index.Entry
+	entSlab  []index.Entry // the ents, one block of segments per term
+	es       []index.Entry // scratch for lookups
 	hashes   []uint64
 	prefixes map[string][]string // the words of each prefix, expanded once
 	segIdx   map[*index.Segment]int
@@ -103,78 +106,47 @@ func (s *Searcher) compile(q string) (*compiled, error) { return s.compileFor(q,
 // compileFor is compile; without ranking (a count) it skips the document
 // frequencies, which only BM25 needs.
 func (s *Searcher) compileFor(q string, rank bool) (*compiled, error) {
-	root, err := s.Parse(q)
+	an := s.analyzers.Get().(*tokenize.Analyzer)
+	defer s.analyzers.Put(an)
+	c := &compiled{}
+	if err := s.compileInto(c, new(parser), an, q, rank); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// compileInto parses q with p and compiles it into c, reusing the memory of
+// both: in steady state it allocates nothing.
+func (s *Searcher) compileInto(c *compiled, p *parser, an *tokenize.Analyzer, q string, rank bool) error {
+	root, err := p.parse(q, an)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	c := &compiled{root: root, termIdx: map[string]int{}, segIdx: s.segIdx}
-	var walk func(n Node, negated bool) error
-	walk = func(n Node, negated bool) error {
-		switch x := n.(type) {
-		case *Term:
-			c.addTerm(x.Term, !negated)
-		case *Phrase:
-			for _, t := range x.Terms {
-				c.addTerm(t, !negated)
-			}
-		case *Prefix:
-			words, ok := c.prefixes[x.Prefix]
-			if !ok {
-				var err error
-				if words, err = expandPrefix(s.ix, x.Prefix); err != nil {
-					return err
-				}
-				if c.prefixes == nil {
-					c.prefixes = map[string][]string{}
-				}
-				c.prefixes[x.Prefix] = words
-			}
-			for _, w := range words {
-				c.addTerm(w, !negated)
-			}
-		case *Not:
-			return walk(x.Child, !negated)
-		case *And:
-			for _, k := range x.Children {
-				if err := walk(k, negated); err != nil {
-					return err
-				}
-			}
-		case *Or:
-			for _, k := range x.Children {
-				if err := walk(k, negated); err != nil {
-					return err
-				}
-			}
-		}
-		return nil
-	}
-	if err := walk(root, false); err != nil {
-		return nil, err
+	c.reset(root, s.segIdx)
+	if err := c.gather(s.ix, root, false); err != nil {
+		return err
 	}
 	// Each term is hashed once and looked up once, in the lexicon; the
 	// planners and the segment filter reuse the answers.
 	segs := s.ix.Segments()
-	c.ents = make([][]index.Entry, len(c.terms))
-	c.hashes = make([]uint64, len(c.terms))
-	flat := make([]index.Entry, len(c.terms)*len(segs))
-	var es []index.Entry
+	n := len(c.terms) * len(segs)
+	c.entSlab = slices.Grow(c.entSlab[:0], n)[:n]
+	clear(c.entSlab)
 	for i, t := range c.terms {
-		c.hashes[i] = tokenize.Hash(t)
-		c.ents[i] = flat[i*len(segs) : (i+1)*len(segs)]
-		if es, err = s.ix.Lookup(t, es[:0]); err != nil {
-			return nil, err
+		c.hashes = append(c.hashes, tokenize.Hash(t))
+		c.ents = append(c.ents, c.entSlab[i*len(segs):(i+1)*len(segs)])
+		if c.es, err = s.ix.Lookup(t, c.es[:0]); err != nil {
+			return err
 		}
-		for _, e := range es {
+		for _, e := range c.es {
 			c.ents[i][e.Seg] = e
 		}
 	}
-	c.required = requiredTerms(root, c, nil)
+	c.required = requiredTerms(root, c, c.required[:0])
 	if !rank {
-		return c, nil
+		return nil
 	}
-	n := float64(s.ix.NumDocs())
-	c.idf = make([]float64, len(c.terms))
+	docs := float64(s.ix.NumDocs())
 	for i := range c.terms {
 		df := 0
 		for si, e := range c.ents[i] {
@@ -182,9 +154,63 @@ func (s *Searcher) compileFor(q string, rank bool) (*compiled, error) {
 				df += segs[si].LiveDFOf(e)
 			}
 		}
-		c.idf[i] = bm25IDF(n, float64(df))
+		c.idf = append(c.idf, bm25IDF(docs, float64(df)))
 	}
-	return c, nil
+	return nil
+}
+
+// reset empties c for a new query, keeping its memory.
+func (c *compiled) reset(root Node, segIdx map[*index.Segment]int) {
+	c.root, c.segIdx = root, segIdx
+	if c.termIdx == nil {
+		c.termIdx = map[string]int{}
+	}
+	clear(c.termIdx)
+	clear(c.prefixes)
+	c.terms, c.positive, c.idf = c.terms[:0], c.positive[:0], c.idf[:0]
+	c.ents, c.hashes, c.required = c.ents[:0], c.hashes[:0], c.required[:0]
+}
+
+// gather adds the terms of n to c, expanding prefixes once.
+func (c *compiled) gather(ix *index.Index, n Node, negated bool) error {
+	switch x := n.(type) {
+	case *Term:
+		c.addTerm(x.Term, !negated)
+	case *Phrase:
+		for _, t := range x.Terms {
+			c.addTerm(t, !negated)
+		}
+	case *Prefix:
+		words, ok := c.prefixes[x.Prefix]
+		if !ok {
+			var err error
+			if words, err = expandPrefix(ix, x.Prefix); err != nil {
+				return err
+			}
+			if c.prefixes == nil {
+				c.prefixes = map[string][]string{}
+			}
+			c.prefixes[x.Prefix] = words
+		}
+		for _, w := range words {
+			c.addTerm(w, !negated)
+		}
+	case *Not:
+		return c.gather(ix, x.Child, !negated)
+	case *And:
+		for _, k := range x.Children {
+			if err := c.gather(ix, k, negated); err != nil {
+				return err
+			}
+		}
+	case *Or:
+		for _, k := range x.Children {
+			if err := c.gather(ix, k, negated); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // requiredTerms appends the indexes (into c.terms) of the terms every match
@@ -226,6 +252,104 @@ type segResult struct {
 	err              error
 }
 
+// queryState is the memory one query works in: the parser's arenas, the
+// compiled query, the per-segment results and a candidate buffer. A
+// Searcher keeps them in a pool, so that a query in steady state allocates
+// nothing of its own.
+type queryState struct {
+	p     parser
+	c     compiled
+	parts []segResult
+	cands []int32
+	next  atomic.Int64
+	wg    sync.WaitGroup
+}
+
+// begin takes a query state and compiles q into it.
+func (s *Searcher) begin(q string, rank bool) (*queryState, error) {
+	st, _ := s.states.Get().(*queryState)
+	if st == nil {
+		st = new(queryState)
+	}
+	an := s.analyzers.Get().(*tokenize.Analyzer)
+	err := s.compileInto(&st.c, &st.p, an, q, rank)
+	s.analyzers.Put(an)
+	if err != nil {
+		s.states.Put(st)
+		return nil, err
+	}
+	return st, nil
+}
+
+// match runs the compiled query of st over every segment (keeping the k best
+// of each; k = 0 counts), into st.parts.
+func (s *Searcher) match(ctx context.Context, st *queryState, k int) error {
+	segs := s.ix.Segments()
+	st.parts = slices.Grow(st.parts[:0], len(segs))[:len(segs)]
+	clear(st.parts)
+	st.next.Store(0)
+	// Workers take the next segment as they finish one; with one worker the
+	// caller's goroutine does it all.
+	for w := 1; w < min(s.workers, len(segs)); w++ {
+		st.wg.Add(1)
+		go func() {
+			defer st.wg.Done()
+			var cands []int32
+			s.work(ctx, st, k, &cands)
+		}()
+	}
+	s.work(ctx, st, k, &st.cands)
+	st.wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	for i := range st.parts {
+		if err := st.parts[i].err; err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// work searches segments until none is left.
+func (s *Searcher) work(ctx context.Context, st *queryState, k int, cands *[]int32) {
+	an := s.analyzers.Get().(*tokenize.Analyzer)
+	defer s.analyzers.Put(an)
+	segs, q, avgdl := s.ix.Segments(), &st.c, s.ix.AvgDocLen()
+	for {
+		i := int(st.next.Add(1) - 1)
+		if i >= len(segs) || ctx.Err() != nil {
+			return
+		}
+		if !q.canMatch(i) {
+			continue
+		}
+		if s.inv != nil {
+			st.parts[i] = s.searchSegmentInverted(segs[i], i, q, k, avgdl, an)
+			continue
+		}
+		st.parts[i] = s.searchSegment(segs[i], i, q, k, avgdl, an, cands)
+	}
+}
+
+// Count returns the number of documents matching q: Search with CountOnly,
+// without the Result.
+func (s *Searcher) Count(ctx context.Context, q string) (int, error) {
+	st, err := s.begin(q, false)
+	if err != nil {
+		return 0, err
+	}
+	defer s.states.Put(st)
+	if err := s.match(ctx, st, 0); err != nil {
+		return 0, err
+	}
+	n := 0
+	for i := range st.parts {
+		n += st.parts[i].hits
+	}
+	return n, nil
+}
+
 // Search runs a query: match, verify, rank, and snippets for the page.
 func (s *Searcher) Search(ctx context.Context, req Request) (*Result, error) {
 	start := time.Now()
@@ -233,62 +357,26 @@ func (s *Searcher) Search(ctx context.Context, req Request) (*Result, error) {
 		req.Limit = DefaultLimit
 	}
 	req.Offset = max(0, req.Offset)
-	q, err := s.compileFor(req.Query, !req.CountOnly)
+	st, err := s.begin(req.Query, !req.CountOnly)
 	if err != nil {
 		return nil, err
 	}
+	defer s.states.Put(st)
+	q := &st.c
 	res := &Result{Query: req.Query, Hits: []Hit{}}
 	res.Stages.Parse = time.Since(start)
 
 	segs := s.ix.Segments()
-	parts := make([]segResult, len(segs))
 	k := 0
 	if !req.CountOnly {
 		k = req.Offset + req.Limit
 	}
-	avgdl := s.ix.AvgDocLen()
-	// Workers take the next segment as they finish one; with one worker the
-	// caller's goroutine does it all.
-	var next atomic.Int64
-	work := func() {
-		an := s.analyzers.Get().(*tokenize.Analyzer)
-		defer s.analyzers.Put(an)
-		var cands []int32
-		for {
-			i := int(next.Add(1) - 1)
-			if i >= len(segs) || ctx.Err() != nil {
-				return
-			}
-			if !q.canMatch(i) {
-				parts[i] = segResult{}
-				continue
-			}
-			if s.inv != nil {
-				parts[i] = s.searchSegmentInverted(segs[i], i, q, k, avgdl, an)
-				continue
-			}
-			parts[i] = s.searchSegment(segs[i], i, q, k, avgdl, an, &cands)
-		}
-	}
-	var wg sync.WaitGroup
-	for w := 1; w < min(s.workers, len(segs)); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			work()
-		}()
-	}
-	work()
-	wg.Wait()
-	if err := ctx.Err(); err != nil {
+	if err := s.match(ctx, st, k); err != nil {
 		return nil, err
 	}
 	var all topK
-	for i := range parts {
-		p := &parts[i]
-		if p.err != nil {
-			return nil, p.err
-		}
+	for i := range st.parts {
+		p := &st.parts[i]
 		res.Candidates += p.candidates
 		res.Total += p.hits
 		res.Stages.Match += p.match

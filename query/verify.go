@@ -1,6 +1,8 @@
 package query
 
 import (
+	"slices"
+
 	"github.com/bitsieve/bitsieve/index"
 	"github.com/bitsieve/bitsieve/tokenize"
 )
@@ -20,8 +22,20 @@ type verifier struct {
 	textDoc int // the document toks were analyzed from
 }
 
+// newVerifier returns the plan's verifier, reusing its planner's memory
+// (a plan of the inverted engine has no planner: its verifier is new).
 func newVerifier(p *plan, an *tokenize.Analyzer) *verifier {
-	return &verifier{p: p, tf: make([]uint32, len(p.ids)), vtf: make([]uint32, len(p.vids)), an: an, textDoc: -1}
+	var v *verifier
+	if p.planner != nil {
+		v = &p.planner.v
+	} else {
+		v = new(verifier)
+	}
+	tf, vtf, toks := slices.Grow(v.tf[:0], len(p.ids))[:len(p.ids)], slices.Grow(v.vtf[:0], len(p.vids))[:len(p.vids)], v.toks[:0]
+	clear(tf)
+	clear(vtf)
+	*v = verifier{p: p, tf: tf, vtf: vtf, toks: toks, an: an, textDoc: -1}
+	return v
 }
 
 // loadVerify reads only the frequencies verification needs (those of terms
