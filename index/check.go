@@ -63,7 +63,7 @@ func Check(dir string) (*CheckReport, error) {
 		}
 	}
 	if m.Lexicon != "" {
-		lx, err := openLexicon(dir, m.Lexicon)
+		lx, err := openLexicon(dir, m.Lexicon, verifyData)
 		if err == nil {
 			defer lx.close()
 			if len(segs) == len(m.Segments) {

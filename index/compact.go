@@ -197,7 +197,7 @@ func merge(dir string, m *Manifest, group []int, opt CompactOptions, st *Compact
 	}
 	// The words of the merged segments, and of those kept, are in the
 	// lexicon of m.
-	lx, err := openLexicon(dir, m.Lexicon)
+	lx, err := openLexicon(dir, m.Lexicon, verifyData)
 	if err != nil {
 		return nil, err
 	}

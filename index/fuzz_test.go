@@ -77,7 +77,7 @@ func openPair(t testing.TB, segData [][]byte, lex []byte) (*Segment, *Lexicon) {
 		}
 		segs[i] = s
 	}
-	lx, err := newLexicon("lexicon", lex)
+	lx, err := newLexicon("lexicon", lex, verifyNone)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -38,11 +38,12 @@ type DocRef struct {
 func Open(dir string) (*Index, error) { return open(dir, verifyData) }
 
 // OpenMeta opens the index in dir like Open, but checks the checksums of
-// only the segment sections that statistics read (params, rowstats, blocks),
-// besides the manifest, the lexicon and the tombstones: it costs the same
-// whatever the size of the index. Rows, lists, the forward index and the
-// document table are mapped unverified, so a snapshot opened this way is for
-// Stats and the manifest, not for searching.
+// only the sections that statistics read (a segment's params, rowstats and
+// blocks, the lexicon's all but its blocks), besides the manifest and the
+// tombstones: it costs about the same whatever the size of the index. Rows,
+// lists, the forward index, the document table and the lexicon's words are
+// mapped unverified, so a snapshot opened this way is for Stats and the
+// manifest, not for searching.
 func OpenMeta(dir string) (*Index, error) { return open(dir, verifyMeta) }
 
 func open(dir string, verify verifyLevel) (*Index, error) {
@@ -87,7 +88,7 @@ func openManifest(dir string, m *Manifest, verify verifyLevel) (*Index, error) {
 		}
 	}
 	if m.Lexicon != "" {
-		lx, err := openLexicon(dir, m.Lexicon)
+		lx, err := openLexicon(dir, m.Lexicon, verify)
 		if err == nil {
 			ix.lex = lx
 			err = lx.attach(ix.segs)

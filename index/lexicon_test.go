@@ -201,7 +201,7 @@ func FuzzLexicon(f *testing.F) {
 	f.Add(lex)
 	f.Add([]byte(fileMagic + lexiconKind))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		lx, err := newLexicon("fuzz.lex", b)
+		lx, err := newLexicon("fuzz.lex", b, verifyNone)
 		if err != nil {
 			return
 		}
