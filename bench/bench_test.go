@@ -182,12 +182,12 @@ func TestRunReportsEqualityAndRenders(t *testing.T) {
 		t.Fatalf("quality %+v", q)
 	}
 	r.Size = Sizes(ix, post)
-	var segBytes int64
+	segBytes := ix.Lexicon().Bytes() // the index: its segment files and lexicon
 	for _, s := range ix.Segments() {
 		segBytes += s.FileBytes()
 	}
 	if r.Size.SignatureBytes != segBytes {
-		t.Fatalf("signature size %d, segment files %d", r.Size.SignatureBytes, segBytes)
+		t.Fatalf("signature size %d, index files %d", r.Size.SignatureBytes, segBytes)
 	}
 	if r.Size.InvertedBytes != segBytes-r.Size.Component(CompRows)-r.Size.Component(CompRowStats)-r.Size.Component(CompLists)+post.FileBytes() {
 		t.Fatalf("inverted size %d does not add up", r.Size.InvertedBytes)

@@ -55,8 +55,6 @@ func Sizes(ix *index.Index, inv *inverted.Index) Size {
 				by[CompRowStats] += sec.Bytes
 			case "lists":
 				by[CompLists] += sec.Bytes
-			case "terms", "termhash":
-				by[CompDictionary] += sec.Bytes
 			case "forward":
 				by[CompForward] += sec.Bytes
 			case "docs":
@@ -68,6 +66,9 @@ func Sizes(ix *index.Index, inv *inverted.Index) Size {
 			}
 		}
 		by[CompOther] += seg.FileBytes() - sections
+	}
+	if lx := ix.Lexicon(); lx != nil {
+		by[CompDictionary] += lx.Bytes() // the lexicon: every word once, both engines read it
 	}
 	st := ix.Stats()
 	sz.Postings = st.Postings

@@ -324,6 +324,13 @@ func (s *Searcher) work(ctx context.Context, st *queryState, k int, cands *[]int
 		if !q.canMatch(i) {
 			continue
 		}
+		if t, ok := q.root.(*Term); ok && k == 0 {
+			// One word: its live document frequency is the exact count,
+			// straight from its lexicon entry, with nothing to plan.
+			e, _ := q.lookup(segs[i], t.Term)
+			st.parts[i] = segResult{hits: segs[i].LiveDFOf(e), candidates: segs[i].LiveDFOf(e)}
+			continue
+		}
 		if s.inv != nil {
 			st.parts[i] = s.searchSegmentInverted(segs[i], i, q, k, avgdl, an)
 			continue
