@@ -30,10 +30,11 @@ import (
 //	section 4, blocks: the W words in ascending byte order, lexBlockWords to a
 //	  block. A word is: uvarint prefix (bytes shared with the word before it
 //	  in the block, 0 for the first), uvarint suffix length, the suffix
-//	  bytes, uvarint c ≥ 1 (segments holding it), then c entries in ascending
-//	  ordinal, each uvarint ordinal delta (from the previous entry's ordinal
-//	  + 1, the first from 0), uvarint termID, uvarint df, uvarint treatment
-//	  code
+//	  bytes, uvarint n (the bytes of what follows for this word, so that a
+//	  scan skips it in one step), uvarint c ≥ 1 (segments holding it), then
+//	  c entries in ascending ordinal, each uvarint ordinal delta (from the
+//	  previous entry's ordinal + 1, the first from 0), uvarint termID,
+//	  uvarint df, uvarint treatment code
 //
 // The treatment code is kind | value<<2: kind 0 a private row (value the
 // row, 1..P), 1 shared rows (value k | kr<<6), 2 a plain list and 3 a
@@ -291,6 +292,12 @@ func (r *lexReader) decode(word []byte) ([]byte, bool) {
 
 // entries decodes the current word's entries, appending them to dst.
 func (r *lexReader) entries(dst []Entry) []Entry {
+	n := r.uvarint()
+	if n > r.end-r.p {
+		r.fail("entries past the block")
+		return dst
+	}
+	end := r.p + n
 	c := r.uvarint()
 	if c < 1 || c > len(r.lx.segSeq) {
 		r.fail("bad entry count")
@@ -311,15 +318,20 @@ func (r *lexReader) entries(dst []Entry) []Entry {
 		dst = append(dst, e)
 		ord++
 	}
+	if r.p != end {
+		r.fail("entries do not fill their length")
+	}
 	return dst
 }
 
 // skip passes over the current word's entries.
 func (r *lexReader) skip() {
-	c := r.uvarint()
-	for i := 0; i < 4*c && r.err == nil; i++ {
-		r.uvarint()
+	n := r.uvarint()
+	if n > r.end-r.p {
+		r.fail("entries past the block")
+		return
 	}
+	r.p += n
 }
 
 // entry builds and checks an entry against its segment's bounds.
@@ -527,6 +539,7 @@ func (lx *Lexicon) segDict(ord, terms int) (*segDict, error) {
 // lexBuilder encodes a lexicon from words added in ascending order.
 type lexBuilder struct {
 	body, keys       []byte
+	ents             []byte // scratch: one word's entries
 	blockOff, keyOff []uint32
 	prev             []byte
 	words            int
@@ -550,15 +563,17 @@ func (b *lexBuilder) add(word []byte, es []Entry) error {
 	b.body = binary.AppendUvarint(b.body, uint64(pre))
 	b.body = binary.AppendUvarint(b.body, uint64(len(word)-pre))
 	b.body = append(b.body, word[pre:]...)
-	b.body = binary.AppendUvarint(b.body, uint64(len(es)))
+	b.ents = binary.AppendUvarint(b.ents[:0], uint64(len(es)))
 	next := 0
 	for _, e := range es {
-		b.body = binary.AppendUvarint(b.body, uint64(e.Seg-next))
-		b.body = binary.AppendUvarint(b.body, uint64(e.ID))
-		b.body = binary.AppendUvarint(b.body, uint64(e.DF))
-		b.body = binary.AppendUvarint(b.body, treatCode(e.treat))
+		b.ents = binary.AppendUvarint(b.ents, uint64(e.Seg-next))
+		b.ents = binary.AppendUvarint(b.ents, uint64(e.ID))
+		b.ents = binary.AppendUvarint(b.ents, uint64(e.DF))
+		b.ents = binary.AppendUvarint(b.ents, treatCode(e.treat))
 		next = e.Seg + 1
 	}
+	b.body = binary.AppendUvarint(b.body, uint64(len(b.ents)))
+	b.body = append(b.body, b.ents...)
 	b.prev = append(b.prev[:0], word...)
 	b.words++
 	b.entries += int64(len(es))
