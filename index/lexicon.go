@@ -1,11 +1,13 @@
 package index
 
 import (
+	"bufio"
 	"bytes"
 	"cmp"
 	"container/heap"
 	"encoding/binary"
 	"fmt"
+	"io"
 	"path/filepath"
 )
 
@@ -539,7 +541,7 @@ func (lx *Lexicon) segDict(ord, terms int) (*segDict, error) {
 // lexBuilder encodes a lexicon from words added in ascending order.
 type lexBuilder struct {
 	body, keys       []byte
-	ents             []byte // scratch: one word's entries
+	ents, rec        []byte // scratch: one word's entries, and its record
 	blockOff, keyOff []uint32
 	prev             []byte
 	words            int
@@ -547,6 +549,23 @@ type lexBuilder struct {
 }
 
 func (b *lexBuilder) add(word []byte, es []Entry) error {
+	b.ents = binary.AppendUvarint(b.ents[:0], uint64(len(es)))
+	next := 0
+	for _, e := range es {
+		b.ents = binary.AppendUvarint(b.ents, uint64(e.Seg-next))
+		b.ents = binary.AppendUvarint(b.ents, uint64(e.ID))
+		b.ents = binary.AppendUvarint(b.ents, uint64(e.DF))
+		b.ents = binary.AppendUvarint(b.ents, treatCode(e.treat))
+		next = e.Seg + 1
+	}
+	rec := binary.AppendUvarint(b.rec[:0], uint64(len(b.ents)))
+	b.rec = append(rec, b.ents...)
+	return b.addRecord(word, b.rec, len(es))
+}
+
+// addRecord adds a word with its record as a lexicon holds it (length, count,
+// entries), of c entries.
+func (b *lexBuilder) addRecord(word, rec []byte, c int) error {
 	if b.words > 0 && bytes.Compare(b.prev, word) >= 0 {
 		return fmt.Errorf("lexicon: word %q after %q", word, b.prev)
 	}
@@ -563,30 +582,23 @@ func (b *lexBuilder) add(word []byte, es []Entry) error {
 	b.body = binary.AppendUvarint(b.body, uint64(pre))
 	b.body = binary.AppendUvarint(b.body, uint64(len(word)-pre))
 	b.body = append(b.body, word[pre:]...)
-	b.ents = binary.AppendUvarint(b.ents[:0], uint64(len(es)))
-	next := 0
-	for _, e := range es {
-		b.ents = binary.AppendUvarint(b.ents, uint64(e.Seg-next))
-		b.ents = binary.AppendUvarint(b.ents, uint64(e.ID))
-		b.ents = binary.AppendUvarint(b.ents, uint64(e.DF))
-		b.ents = binary.AppendUvarint(b.ents, treatCode(e.treat))
-		next = e.Seg + 1
-	}
-	b.body = binary.AppendUvarint(b.body, uint64(len(b.ents)))
-	b.body = append(b.body, b.ents...)
+	b.body = append(b.body, rec...)
 	b.prev = append(b.prev[:0], word...)
 	b.words++
-	b.entries += int64(len(es))
+	b.entries += int64(c)
 	if len(b.body) >= 1<<32-1 || len(b.keys) >= 1<<32-1 {
 		return fmt.Errorf("lexicon: more than 4 GiB of words")
 	}
 	return nil
 }
 
-// encode returns the lexicon file for the segments with sequence numbers segSeq.
-func (b *lexBuilder) encode(segSeq []uint64) []byte {
-	var buf sliceWriter
-	fw, _ := newFileWriter(&buf, lexiconKind)
+// encode writes the lexicon file for the segments with sequence numbers
+// segSeq to w.
+func (b *lexBuilder) encode(w io.Writer, segSeq []uint64) error {
+	fw, err := newFileWriter(w, lexiconKind)
+	if err != nil {
+		return err
+	}
 	p := make([]byte, lexParamsSize)
 	binary.LittleEndian.PutUint32(p, uint32(b.words))
 	binary.LittleEndian.PutUint32(p[4:], uint32(len(b.blockOff)))
@@ -606,20 +618,30 @@ func (b *lexBuilder) encode(segSeq []uint64) []byte {
 	fw.Write(b.keys)
 	fw.end()
 	fw.begin(secLexBlocks)
-	fw.Write(b.body)
+	for body := b.body; len(body) > 0; { // in pieces, so a failing disk shows between them
+		n := min(len(body), 1<<20)
+		if _, err := fw.Write(body[:n]); err != nil {
+			return err
+		}
+		body = body[n:]
+	}
 	fw.end()
-	fw.finish()
-	return buf.b
+	return fw.finish()
 }
 
 // lexSource is one input of a lexicon merge: an old lexicon whose segments
 // are renumbered (or dropped), or the dictionary of a new segment.
 type lexSource struct {
 	// an old lexicon
-	lx    *Lexicon
-	remap []int // old ordinal → new ordinal, -1 when dropped
-	block int
-	r     *lexReader
+	lx       *Lexicon
+	remap    []int // old ordinal → new ordinal, -1 when dropped
+	identity bool  // remap keeps every ordinal: records are copied as they are
+	block    int
+	r        *lexReader
+	old      []Entry // scratch
+	// raw, for an identity remap: the current word's record in lx.body
+	// (decoded only when another source holds the word too)
+	rawAt, rawEnd, rawCount int
 	// a new segment's dictionary
 	dict *segDict
 	ord  int
@@ -651,12 +673,27 @@ func (s *lexSource) advance() (bool, error) {
 			}
 			s.r = s.lx.reader(s.block)
 		}
-		old := s.r.entries(nil)
+		if s.identity {
+			r := s.r
+			s.rawAt = r.p
+			n := r.uvarint()
+			if r.err != nil || n > r.end-r.p {
+				r.fail("entries past the block")
+				return false, r.err
+			}
+			s.rawEnd = r.p + n
+			s.rawCount = r.uvarint()
+			r.p = s.rawEnd
+			s.es = s.es[:0]
+			s.word = append(s.word[:0], r.word...)
+			return true, nil
+		}
+		s.old = s.r.entries(s.old[:0])
 		if s.r.err != nil {
 			return false, s.r.err
 		}
 		s.es = s.es[:0]
-		for _, e := range old {
+		for _, e := range s.old {
 			if n := s.remap[e.Seg]; n >= 0 {
 				e.Seg = n
 				s.es = append(s.es, e)
@@ -684,8 +721,18 @@ func (h *lexHeap) Pop() any {
 
 // mergeLexicon builds the lexicon of the segments segSeq from sources whose
 // ordinals are already those of segSeq.
-func mergeLexicon(segSeq []uint64, sources []*lexSource) ([]byte, error) {
+func mergeLexicon(sources []*lexSource) (*lexBuilder, error) {
 	h := lexHeap{}
+	var b lexBuilder
+	size := 0 // about the merged words' bytes, so the body grows once
+	for _, s := range sources {
+		if s.lx != nil {
+			size += len(s.lx.body)
+		} else {
+			size += 16 * len(s.dict.words)
+		}
+	}
+	b.body = make([]byte, 0, size+size/8)
 	for _, s := range sources {
 		s.block, s.pos = -1, -1
 		ok, err := s.advance()
@@ -697,14 +744,36 @@ func mergeLexicon(segSeq []uint64, sources []*lexSource) ([]byte, error) {
 		}
 	}
 	heap.Init(&h)
-	var b lexBuilder
 	var word []byte
 	var es []Entry
 	for len(h) > 0 {
 		word = append(word[:0], h[0].word...)
 		es = es[:0]
+		if s := h[0]; s.identity && (len(h) == 1 || !bytes.Equal(h[1].word, word) && (len(h) == 2 || !bytes.Equal(h[2].word, word))) {
+			// The word is only in the old lexicon, whose ordinals stand:
+			// its record is copied as it is.
+			if err := b.addRecord(word, s.lx.body[s.rawAt:s.rawEnd], s.rawCount); err != nil {
+				return nil, err
+			}
+			ok, err := s.advance()
+			if err != nil {
+				return nil, err
+			}
+			if ok {
+				heap.Fix(&h, 0)
+			} else {
+				heap.Pop(&h)
+			}
+			continue
+		}
 		for len(h) > 0 && bytes.Equal(h[0].word, word) {
 			s := h[0]
+			if s.identity {
+				r := lexReader{lx: s.lx, p: s.rawAt, end: s.rawEnd}
+				if es = r.entries(es); r.err != nil {
+					return nil, r.err
+				}
+			}
 			es = append(es, s.es...)
 			ok, err := s.advance()
 			if err != nil {
@@ -726,7 +795,7 @@ func mergeLexicon(segSeq []uint64, sources []*lexSource) ([]byte, error) {
 			return nil, err
 		}
 	}
-	return b.encode(segSeq), nil
+	return &b, nil
 }
 
 func sortEntries(es []Entry) {
@@ -775,7 +844,11 @@ func writeLexicon(dir string, m *Manifest, old *Lexicon, oldM *Manifest, fresh m
 			return "", nil
 		}
 		if kept {
-			sources = append(sources, &lexSource{lx: old, remap: remap})
+			identity := true
+			for i, j := range remap {
+				identity = identity && i == j
+			}
+			sources = append(sources, &lexSource{lx: old, remap: remap, identity: identity})
 		}
 	}
 	for i, s := range m.Segments {
@@ -788,15 +861,28 @@ func writeLexicon(dir string, m *Manifest, old *Lexicon, oldM *Manifest, fresh m
 		}
 		sources = append(sources, &lexSource{dict: d, ord: i})
 	}
-	b, err := mergeLexicon(seqs, sources)
+	b, err := mergeLexicon(sources)
 	if err != nil {
 		return "", fmt.Errorf("write lexicon: %w", err)
 	}
 	name := lexiconFileName(m.NextFile)
 	m.NextFile++
-	if err := writeFileSynced(dir, name, b); err != nil {
+	t, err := createTemp(dir, name)
+	if err != nil {
 		return "", fmt.Errorf("write lexicon %s: %w", name, err)
 	}
-	m.Lexicon, m.LexiconBytes = name, int64(len(b))
+	bw := bufio.NewWriterSize(t, 1<<20)
+	if err := b.encode(bw, seqs); err == nil {
+		err = bw.Flush()
+	}
+	if err != nil {
+		t.abort()
+		return "", fmt.Errorf("write lexicon %s: %w", name, err)
+	}
+	size := t.n
+	if err := t.commit(); err != nil {
+		return "", fmt.Errorf("write lexicon %s: %w", name, err)
+	}
+	m.Lexicon, m.LexiconBytes = name, size
 	return name, nil
 }

@@ -134,18 +134,27 @@ func TestLexicon(t *testing.T) {
 	}
 	check("built", 4)
 
+	// Only new segments: the old lexicon's records are copied as they are.
 	update(t, dir, opt, func(w *Writer) {
-		for _, d := range docs[2000:] {
+		for _, d := range docs[2000:2500] {
 			w.Add(d)
 		}
-		for _, d := range docs[:300] {
+	})
+	check("added", 5)
+
+	// Deletions that empty segments renumber the others.
+	update(t, dir, opt, func(w *Writer) {
+		for _, d := range docs[2500:] {
+			w.Add(d)
+		}
+		for _, d := range docs[:1000] {
 			w.Delete(d.Key)
 		}
 	})
 	check("updated", 5)
 
 	m, _ := readManifest(dir)
-	update(t, dir, opt, func(w *Writer) { w.Delete(docs[400].Key) })
+	update(t, dir, opt, func(w *Writer) { w.Delete(docs[1500].Key) })
 	m2, _ := readManifest(dir)
 	if m2.Lexicon != m.Lexicon || m2.Generation == m.Generation {
 		t.Fatalf("a deletion wrote lexicon %s over %s (generation %d → %d); it changes no segment", m2.Lexicon, m.Lexicon, m.Generation, m2.Generation)
