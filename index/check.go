@@ -66,6 +66,7 @@ func Check(dir string) (*CheckReport, error) {
 		lx, err := openLexicon(dir, m.Lexicon, verifyData)
 		if err == nil {
 			defer lx.close()
+			lx.manifestBytes = m.LexiconBytes
 			if len(segs) == len(m.Segments) {
 				err = lx.attach(segs)
 			}

@@ -91,6 +91,7 @@ func openManifest(dir string, m *Manifest, verify verifyLevel) (*Index, error) {
 		lx, err := openLexicon(dir, m.Lexicon, verify)
 		if err == nil {
 			ix.lex = lx
+			lx.manifestBytes = m.LexiconBytes
 			err = lx.attach(ix.segs)
 		}
 		if err != nil {

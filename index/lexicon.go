@@ -87,6 +87,8 @@ type Lexicon struct {
 	keys     []byte
 	body     []byte
 	limits   []segLimits // by ordinal, for validating entries
+
+	manifestBytes int64 // the size the manifest gives (-1: not from a manifest)
 }
 
 // segLimits bound the entries of one segment.
@@ -118,7 +120,7 @@ func newLexicon(name string, data []byte, verify verifyLevel) (*Lexicon, error) 
 	if err != nil {
 		return nil, err
 	}
-	lx := &Lexicon{name: name, data: data}
+	lx := &Lexicon{name: name, data: data, manifestBytes: -1}
 	get := func(id uint32) ([]byte, error) {
 		sec, ok := secs[id]
 		if !ok {
@@ -193,6 +195,9 @@ func (lx *Lexicon) close() error {
 // attach records the bounds of the segments, in ordinal order, that entries
 // are checked against, after checking that they are the lexicon's.
 func (lx *Lexicon) attach(segs []*Segment) error {
+	if lx.manifestBytes >= 0 && int64(len(lx.data)) != lx.manifestBytes {
+		return &CorruptError{File: lx.name, Detail: fmt.Sprintf("is %d bytes, the manifest says %d", len(lx.data), lx.manifestBytes)}
+	}
 	if len(segs) != len(lx.segSeq) {
 		return &CorruptError{File: lx.name, Section: "segments", Detail: fmt.Sprintf("names %d segments, the manifest %d", len(lx.segSeq), len(segs))}
 	}

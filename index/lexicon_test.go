@@ -203,6 +203,32 @@ func TestLexiconDamage(t *testing.T) {
 	mustCheck(t, dir)
 }
 
+// TestLexiconBytesCrossChecked rewrites the manifest with a wrong
+// lexicon_bytes (and a valid checksum): opening refuses it and check
+// reports it.
+func TestLexiconBytesCrossChecked(t *testing.T) {
+	dir := t.TempDir()
+	buildIndex(t, dir, genDocs(300, 4), WriterOptions{})
+	m, err := readManifest(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.LexiconBytes++
+	b, _ := encodeManifest(m)
+	if err := os.WriteFile(filepath.Join(dir, ManifestName), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if ix, err := Open(dir); err == nil || !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "the manifest says") {
+		if ix != nil {
+			ix.Close()
+		}
+		t.Fatalf("open: %v, want the lexicon's size refused", err)
+	}
+	if rep, err := Check(dir); err != nil || len(rep.Problems) == 0 {
+		t.Fatalf("check: %v, %v; want a problem", rep, err)
+	}
+}
+
 // FuzzLexicon decodes arbitrary lexicon files: opening, lookups, prefixes
 // and scans either work or report damage, never panic.
 func FuzzLexicon(f *testing.F) {

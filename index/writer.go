@@ -708,8 +708,10 @@ func (w *Writer) Commit() (WriteStats, error) {
 	return st, nil
 }
 
+// manifestBytes is the size of the files a manifest names: its segments
+// and its lexicon.
 func manifestBytes(m *Manifest) int64 {
-	var n int64
+	n := m.LexiconBytes
 	for _, s := range m.Segments {
 		n += s.Bytes
 	}
