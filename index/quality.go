@@ -28,6 +28,9 @@ type SignatureQuality struct {
 // Quality measures the segment's shared rows: every shared term's rows are
 // ANDed over the whole segment, so it reads each such row once per term.
 func (s *Segment) Quality() (SignatureQuality, error) {
+	if err := s.LoadTerms(); err != nil {
+		return SignatureQuality{}, err
+	}
 	h := s.hdr
 	q := SignatureQuality{File: s.name, Docs: h.Docs, Rank: s.Rank()}
 	first := 1 + h.PrivateRows

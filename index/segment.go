@@ -345,9 +345,10 @@ func (s *Segment) IsLive(doc int) bool { return s.live[doc/64]&(1<<(doc%64)) != 
 
 // LoadTerms gathers the segment's dictionary (its words by termID, their df
 // and treatment) from the lexicon, once. Lookups through the lexicon
-// (Index.Lexicon, Entry) need no dictionary; Terms, PrefixTerms, Lookup, DF,
-// LiveDF, Treatment, TermRows and List do, and load it on first use: call
-// LoadTerms first to see a damaged lexicon as an error.
+// (Index.Lookup, Entry) need no dictionary; Terms, PrefixTerms, Lookup, DF,
+// LiveDF, Treatment, TermRows and List do, and load it on first use. Call
+// LoadTerms first: after it failed (a damaged lexicon), those see no terms,
+// and DF, LiveDF, Treatment, TermRows and List must not be called.
 func (s *Segment) LoadTerms() error {
 	s.dictOnce.Do(func() {
 		if s.lex == nil {

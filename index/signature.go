@@ -92,6 +92,9 @@ func termRows(dst []int, h uint64, k0, kh, first, m0, mh int) []int {
 // a writer sets them, and returns their popcounts: the benchmark's measure
 // of what the signature costs to build (bench.TimeParts).
 func (s *Segment) RebuildRows() ([]uint32, error) {
+	if err := s.LoadTerms(); err != nil {
+		return nil, err
+	}
 	h := s.hdr
 	sig := newSignature(h.Docs, 1+h.PrivateRows+h.SharedRows, h.HighRows, h.Rank)
 	rowsOf := make([][]int, h.Terms)

@@ -13,6 +13,9 @@ import (
 // the documents of termID t are docs[start[t]:start[t+1]], ascending. It
 // checks that the forward index agrees with every term's df.
 func docLists(seg *index.Segment) (start []int, docs []uint32, err error) {
+	if err := seg.LoadTerms(); err != nil {
+		return nil, nil, err
+	}
 	nt := seg.NumTerms()
 	start = make([]int, nt+1)
 	for id := 0; id < nt; id++ {
