@@ -57,7 +57,7 @@ func (s *Searcher) Parse(q string) (Node, error) {
 // compiled is a parsed query with its global term statistics.
 type compiled struct {
 	root     Node
-	terms    []string // positive terms (prefix expansions included), for BM25
+	terms    []string // every term (prefix expansions included), negated ones too
 	termIdx  map[string]int
 	positive []bool // by term: it occurs outside a negation (scored, highlighted)
 	idf      []float64
