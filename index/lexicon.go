@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"sync"
 )
 
 // The lexicon is the index-wide term table of one generation: every word of
@@ -89,6 +90,9 @@ type Lexicon struct {
 	limits   []segLimits // by ordinal, for validating entries
 
 	manifestBytes int64 // the size the manifest gives (-1: not from a manifest)
+
+	headsOnce sync.Once
+	heads     []uint64 // by block: head8 of its first word (block)
 }
 
 // segLimits bound the entries of one segment.
@@ -228,17 +232,58 @@ func (lx *Lexicon) Name() string { return lx.name }
 func (lx *Lexicon) key(b int) []byte { return lx.keys[lx.keyOff[b]:lx.keyOff[b+1]] }
 
 // block returns the last block whose first word is at most word, or -1.
+// It searches the heads first: they order the blocks as their keys do, in
+// one array that stays in cache, so a key's own bytes are read only among
+// the few blocks whose head is the word's.
 func (lx *Lexicon) block(word string) int {
-	lo, hi := 0, len(lx.blockOff)-1 // blocks [lo, hi) may hold it
+	lx.headsOnce.Do(lx.buildHeads)
+	w := head8(word)
+	heads := lx.heads
+	lo, hi := 0, len(heads) // lo: first head ≥ w
 	for lo < hi {
-		mid := int(uint(lo+hi) >> 1)
-		if string(lx.key(mid)) <= word {
+		if mid := int(uint(lo+hi) >> 1); heads[mid] < w {
 			lo = mid + 1
 		} else {
 			hi = mid
 		}
 	}
+	end := lo // first head > w
+	for hi = len(heads); end < hi; {
+		if mid := int(uint(end+hi) >> 1); heads[mid] <= w {
+			end = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	for lo < end { // blocks before lo start below word, from end on above it
+		if mid := int(uint(lo+end) >> 1); string(lx.key(mid)) <= word {
+			lo = mid + 1
+		} else {
+			end = mid
+		}
+	}
 	return lo - 1
+}
+
+// buildHeads fills heads: the first 8 bytes of every block's first word.
+func (lx *Lexicon) buildHeads() {
+	lx.heads = make([]uint64, len(lx.blockOff)-1)
+	for b := range lx.heads {
+		lx.heads[b] = head8(string(lx.key(b)))
+	}
+}
+
+// head8 is the first 8 bytes of s as a big-endian number, zero-padded:
+// head8(a) < head8(b) implies a < b, and a < b implies head8(a) ≤ head8(b).
+func head8(s string) uint64 {
+	var h uint64
+	for i := 0; i < 8; i++ {
+		h <<= 8
+		if i < len(s) {
+			h |= uint64(s[i])
+		}
+	}
+	return h
 }
 
 // lexReader decodes the words of one block.
