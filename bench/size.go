@@ -35,6 +35,7 @@ const (
 	CompOffsets    = "postings offsets"
 	CompDictionary = "dictionary"
 	CompForward    = "forward index"
+	CompPositions  = "positions"
 	CompDocTable   = "doc table"
 	CompDocStore   = "doc store"
 	CompOther      = "headers and tables"
@@ -57,6 +58,8 @@ func Sizes(ix *index.Index, inv *inverted.Index) Size {
 				by[CompLists] += sec.Bytes
 			case "forward":
 				by[CompForward] += sec.Bytes
+			case "positions":
+				by[CompPositions] += sec.Bytes
 			case "docs":
 				by[CompDocTable] += sec.Bytes
 			case "blocks", "store":
@@ -83,7 +86,7 @@ func Sizes(ix *index.Index, inv *inverted.Index) Size {
 	order := []Component{
 		{CompRows, "signature", 0}, {CompRowStats, "signature", 0}, {CompLists, "signature", 0},
 		{CompPostings, "inverted", 0}, {CompOffsets, "inverted", 0},
-		{CompDictionary, "shared", 0}, {CompForward, "shared", 0},
+		{CompDictionary, "shared", 0}, {CompForward, "shared", 0}, {CompPositions, "shared", 0},
 		{CompDocTable, "shared", 0}, {CompDocStore, "shared", 0}, {CompOther, "shared", 0},
 	}
 	for _, c := range order {

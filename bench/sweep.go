@@ -59,17 +59,18 @@ type SweepParams struct {
 	KMax        int     `json:"kmax"`
 	ListDensity float64 `json:"list_density"`
 	Rank        int     `json:"rank"`
+	PairK       int     `json:"pair_k"`
 	Order       string  `json:"order,omitempty"`
 }
 
 // Index converts p to index.Params.
 func (p SweepParams) Index() index.Params {
-	return index.Params{Density: p.Density, SNR: p.SNR, KMin: p.KMin, KMax: p.KMax, ListDensity: p.ListDensity, Rank: p.Rank}
+	return index.Params{Density: p.Density, SNR: p.SNR, KMin: p.KMin, KMax: p.KMax, ListDensity: p.ListDensity, Rank: p.Rank, PairK: p.PairK}
 }
 
 func sweepParams(set SweepSet) SweepParams {
 	p := set.Params
-	sp := SweepParams{Density: p.Density, SNR: p.SNR, KMin: p.KMin, KMax: p.KMax, ListDensity: p.ListDensity, Rank: p.Rank}
+	sp := SweepParams{Density: p.Density, SNR: p.SNR, KMin: p.KMin, KMax: p.KMax, ListDensity: p.ListDensity, Rank: p.Rank, PairK: p.PairK}
 	if set.Order != index.OrderKept {
 		sp.Order = set.Order.String()
 	}
@@ -272,7 +273,7 @@ func (r *Report) SweepOK() bool {
 }
 
 // sweepKeys are the parameter names of a sweep specification.
-const sweepKeys = "density, snr, list, rank, kmin, kmax, order"
+const sweepKeys = "density, snr, list, rank, kmin, kmax, pairs, order"
 
 // ParseSweep reads a sweep specification: parameter sets separated by ";",
 // each a comma-separated list of key=value pairs,
@@ -333,6 +334,8 @@ func parseSweepSet(s string) (SweepSet, error) {
 			name = "density"
 		case "list", "list-density", "list_density":
 			name = "list"
+		case "pairs", "pair-rows", "pair_k":
+			name = "pairs"
 		}
 		if seen[name] {
 			return set, fmt.Errorf("%s is given twice", name)
@@ -362,6 +365,11 @@ func parseSweepSet(s string) (SweepSet, error) {
 				return set, fmt.Errorf("rank: %q is not a whole number", v)
 			}
 			p.Rank = int(x)
+		case "pairs":
+			if x != math.Trunc(x) || x < 0 {
+				return set, fmt.Errorf("pairs: %q is not a whole number of rows", v)
+			}
+			p.PairK = int(x)
 		case "kmin", "kmax":
 			if x != math.Trunc(x) || x < 0 || x > 64 {
 				return set, fmt.Errorf("%s: %q is not a whole number of rows", k, v)

@@ -18,10 +18,10 @@ func TestParseSweep(t *testing.T) {
 	}
 	def := index.DefaultParams
 	want := []index.Params{
-		{Density: 0.1, SNR: 10, KMin: def.KMin, KMax: def.KMax, ListDensity: 0, Rank: def.Rank},
-		{Density: 0.2, SNR: 5, KMin: def.KMin, KMax: def.KMax, ListDensity: 1.0 / 64, Rank: def.Rank},
+		{Density: 0.1, SNR: 10, KMin: def.KMin, KMax: def.KMax, ListDensity: 0, Rank: def.Rank, PairK: def.PairK},
+		{Density: 0.2, SNR: 5, KMin: def.KMin, KMax: def.KMax, ListDensity: 1.0 / 64, Rank: def.Rank, PairK: def.PairK},
 		def,
-		{Density: def.Density, SNR: def.SNR, KMin: def.KMin, KMax: 16, ListDensity: 1.0 / 128, Rank: def.Rank},
+		{Density: def.Density, SNR: def.SNR, KMin: def.KMin, KMax: 16, ListDensity: 1.0 / 128, Rank: def.Rank, PairK: def.PairK},
 		def,
 	}
 	if len(sets) != len(want) {

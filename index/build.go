@@ -3,6 +3,7 @@ package index
 import (
 	"bufio"
 	"encoding/binary"
+	"fmt"
 	"io"
 	"math"
 	"math/bits"
@@ -33,6 +34,7 @@ type analyzedDoc struct {
 	terms  []termFreq // distinct terms, sorted by term
 	tokens int        // number of indexed tokens (the BM25 document length)
 	hash   uint64     // xxhash64 of the text
+	pos    []byte     // positions entry, its locals indexing terms (positions.go)
 
 	dropped bool // deleted or replaced before its segment was sealed
 }
@@ -67,6 +69,9 @@ type segmentHeader struct {
 	Postings        int64 // (document, term) pairs: the sum of every term's df
 	PrivatePostings int64 // of them, in private rows
 	SharedPostings  int64 // in shared rows (the rest are in lists)
+
+	PairPostings int64 // (document, word pair) pairs set in shared rows
+	PairK        int   // shared rows of each word pair (0: no pairs)
 }
 
 func (h *segmentHeader) encode() []byte {
@@ -84,9 +89,10 @@ func (h *segmentHeader) encode() []byte {
 	for _, v := range []int{h.Rank, h.HighRows, h.HighWords} {
 		b = binary.LittleEndian.AppendUint32(b, uint32(v))
 	}
-	for _, v := range []int64{h.Postings, h.PrivatePostings, h.SharedPostings} {
+	for _, v := range []int64{h.Postings, h.PrivatePostings, h.SharedPostings, h.PairPostings} {
 		b = binary.LittleEndian.AppendUint64(b, uint64(v))
 	}
+	b = binary.LittleEndian.AppendUint32(b, uint32(h.PairK))
 	return append(b, make([]byte, paramsSize-len(b))...)
 }
 
@@ -110,6 +116,8 @@ func decodeHeader(b []byte) segmentHeader {
 		Postings:        int64(binary.LittleEndian.Uint64(b[88:])),
 		PrivatePostings: int64(binary.LittleEndian.Uint64(b[96:])),
 		SharedPostings:  int64(binary.LittleEndian.Uint64(b[104:])),
+		PairPostings:    int64(binary.LittleEndian.Uint64(b[112:])),
+		PairK:           u(30),
 	}
 }
 
@@ -141,9 +149,13 @@ func buildSegment(w io.Writer, docs []*analyzedDoc, p Params, class int) (segmen
 	// Dictionary: local term index → df, then termIDs by descending df.
 	// groups counts the distinct groups of 2^Rank documents holding each
 	// term: the bits it sets in a row of that rank.
+	// docLi[docStart[doc]:docStart[doc+1]] are the local indexes of a
+	// document's terms, in its terms' order.
 	local := make(map[string]int32)
 	var terms []string
 	var dfs, groups, lastGroup []int
+	docStart := make([]int, n+1)
+	var docLi []int32
 	for doc, d := range docs {
 		g := doc >> p.Rank
 		for _, t := range d.terms {
@@ -154,12 +166,14 @@ func buildSegment(w io.Writer, docs []*analyzedDoc, p Params, class int) (segmen
 				terms = append(terms, t.term)
 				dfs, groups, lastGroup = append(dfs, 0), append(groups, 0), append(lastGroup, -1)
 			}
+			docLi = append(docLi, i)
 			dfs[i]++
 			if lastGroup[i] != g {
 				groups[i]++
 				lastGroup[i] = g
 			}
 		}
+		docStart[doc+1] = len(docLi)
 	}
 	order := make([]int32, len(terms)) // termID → local index
 	for i := range order {
@@ -210,7 +224,14 @@ func buildSegment(w io.Writer, docs []*analyzedDoc, p Params, class int) (segmen
 	// document (a group of 2^rank documents, at the higher rank) that sets
 	// B bits sets at most B of m rows, so m ≥ B/ln 2 keeps every column at
 	// most ln 2 full however unevenly the shared terms fall on documents.
-	load0, loadH := maxLoads(docs, local, idOf, treat, p.Rank)
+	// Word pairs: where two words with private rows follow each other, the
+	// pair sets PairK shared rows of rank 0 (Params.PairK). They are
+	// counted first, for the row count.
+	pairs := newPairSet(docs, docStart, docLi, terms, idOf, treat, p.PairK)
+	pairPostings, pairLoad := pairs.count()
+	bits0 += p.PairK * int(pairPostings)
+	maxK0 = max(maxK0, p.PairK)
+	load0, loadH := maxLoads(docs, docStart, docLi, idOf, treat, p.Rank, pairLoad, p.PairK)
 	rank := p.Rank
 	m0 := max(p.sharedRowCount(bits0, n, maxK0), int(math.Ceil(float64(load0)/math.Ln2)))
 	mh := max(p.sharedRowCount(bitsH, (n+(1<<rank)-1)>>rank, maxKH), int(math.Ceil(float64(loadH)/math.Ln2)))
@@ -241,18 +262,24 @@ func buildSegment(w io.Writer, docs []*analyzedDoc, p Params, class int) (segmen
 	listDocs := make([]uint16, entries)
 	listFill := make([]uint32, len(terms)) // by termID: entries of its list filled so far
 
-	// Set bits, fill the lists, build the forward index.
+	// Set bits, fill the lists, build the forward index and the positions,
+	// their tokens renumbered from the document's term order to its forward
+	// entry's (termID) order.
 	var tokens int64
 	fwdOff := make([]uint64, n+1)
 	var fwd []byte
-	type idtf struct{ id, tf uint32 }
+	posOff := make([]uint64, n+1)
+	var posBytes []byte
+	type idtf struct{ id, tf, at uint32 }
 	var ids []idtf
+	var rank0 []int
+	var perm, locals, positions, marks []uint32
 	for doc, d := range docs {
 		sig.set(doc, 0)
 		ids = ids[:0]
-		for _, t := range d.terms {
-			id := idOf[local[t.term]]
-			ids = append(ids, idtf{id, t.tf})
+		for i, t := range d.terms {
+			id := idOf[docLi[docStart[doc]+i]]
+			ids = append(ids, idtf{id, t.tf, uint32(i)})
 			if treat[id]&listFlag != 0 {
 				listDocs[treat[id]&^listFlag+listFill[id]] = uint16(doc)
 				listFill[id]++
@@ -265,13 +292,32 @@ func buildSegment(w io.Writer, docs []*analyzedDoc, p Params, class int) (segmen
 		slices.SortFunc(ids, func(a, b idtf) int { return int(a.id) - int(b.id) })
 		fwd = binary.AppendUvarint(fwd, uint64(len(ids)))
 		prev := uint32(0)
-		for _, x := range ids {
+		perm = slices.Grow(perm[:0], len(ids))[:len(ids)]
+		for i, x := range ids {
 			fwd = binary.AppendUvarint(fwd, uint64(x.id-prev))
 			fwd = binary.AppendUvarint(fwd, uint64(x.tf))
 			prev = x.id
+			perm[x.at] = uint32(i)
 		}
 		fwdOff[doc+1] = uint64(len(fwd))
 		tokens += int64(d.tokens)
+
+		var err error
+		if locals, positions, marks, err = decodeTokens(d.pos, len(ids), locals[:0], positions[:0], marks[:0]); err != nil || len(locals) != d.tokens {
+			return segmentHeader{}, nil, fmt.Errorf("positions of document %q: %d tokens do not decode (%v)", d.doc.Key, d.tokens, err)
+		}
+		for i, l := range locals {
+			locals[i] = perm[l]
+		}
+		posBytes = appendPositionsEntry(posBytes, locals, positions, marks, len(ids))
+		posOff[doc+1] = uint64(len(posBytes))
+
+		pairs.each(doc, func(h uint64) {
+			rank0 = termRows(rank0[:0], h, p.PairK, 0, 1+private, m0, mh)
+			for _, r := range rank0 {
+				sig.set(doc, r)
+			}
+		})
 	}
 	// Encode the lists in termID order; the treatment word now holds the
 	// list's byte offset / 2 and its encoding.
@@ -343,6 +389,7 @@ func buildSegment(w io.Writer, docs []*analyzedDoc, p Params, class int) (segmen
 		Tokens: tokens, Blocks: nblocks, Ranks: sig.ranks(),
 		ListDensity: p.ListDensity, Lists: nlists,
 		Rank: p.Rank, HighRows: mh, HighWords: sig.hwords,
+		PairPostings: pairPostings, PairK: p.PairK,
 	}
 
 	// The dictionary, for the lexicon: terms in sorted order with their
@@ -382,6 +429,7 @@ func buildSegment(w io.Writer, docs []*analyzedDoc, p Params, class int) (segmen
 		{secRowStats, [][]byte{u32AsBytes(pop)}},
 		{secLists, [][]byte{lists}},
 		{secForward, [][]byte{wordsAsBytes(fwdOff), fwd}},
+		{secPositions, [][]byte{wordsAsBytes(posOff), posBytes}},
 		{secDocs, [][]byte{recs, strs}},
 		{secBlocks, [][]byte{blocks}},
 		{secStore, [][]byte{store}},
@@ -403,19 +451,22 @@ func buildSegment(w io.Writer, docs []*analyzedDoc, p Params, class int) (segmen
 	return hdr, dict, bw.Flush()
 }
 
-// maxLoads returns the most shared-row bits one document sets at rank 0, and
-// one group of 2^rank documents at the higher rank (each term once a group).
-func maxLoads(docs []*analyzedDoc, local map[string]int32, idOf, treat []uint32, rank int) (load0, loadH int) {
+// maxLoads returns the most shared-row bits one document sets at rank 0 (its
+// terms', and pairK for each of its word pairs, pairLoad[doc]), and one
+// group of 2^rank documents at the higher rank (each term once a group).
+func maxLoads(docs []*analyzedDoc, docStart []int, docLi []int32, idOf, treat []uint32, rank int, pairLoad []int32, pairK int) (load0, loadH int) {
 	seen := make([]int, len(idOf)) // local index → 1 + the last group it was counted in
 	group, groupLoad := -1, 0
-	for doc, d := range docs {
+	for doc := range docs {
 		if g := doc >> rank; g != group {
 			loadH = max(loadH, groupLoad)
 			group, groupLoad = g, 0
 		}
 		load := 0
-		for _, t := range d.terms {
-			li := local[t.term]
+		if pairLoad != nil {
+			load = pairK * int(pairLoad[doc])
+		}
+		for _, li := range docLi[docStart[doc]:docStart[doc+1]] {
 			w := treat[idOf[li]]
 			if w&(privateFlag|listFlag) != 0 {
 				continue

@@ -236,6 +236,7 @@ func (s *Segment) checkInvariants() []error {
 			}
 		}
 	}
+	probs = append(probs, s.checkPositions(terms, bad)...)
 	for id := 0; id < nt; id++ {
 		if df[id] != s.DF(TermID(id)) {
 			bad("forward", "term %q has df %d, the forward index gives %d", terms[id], s.DF(TermID(id)), df[id])
@@ -254,6 +255,70 @@ func (s *Segment) checkInvariants() []error {
 		if info := s.Doc(d); xxhash.Sum64(text) != info.Hash || len(text) != info.TextLen {
 			bad("store", "text of document %d (%s) does not match its hash", d, info.Key)
 		}
+	}
+	return probs
+}
+
+// checkPositions checks every document's positions against its forward
+// entry (each term's tokens number its tf, the count is the document's
+// length, marks lie inside its text) and its word pairs against the rows.
+func (s *Segment) checkPositions(terms []string, bad func(sec, format string, a ...any)) []error {
+	var probs []error
+	var post []Posting
+	var locals, positions, marks []uint32
+	var count []uint32
+	var rows []int
+	var pairs []uint64
+	var pairPostings int64
+	for d := 0; d < s.NumDocs(); d++ {
+		var err error
+		if post, err = s.Forward(post[:0], d); err != nil {
+			continue // reported with the forward index
+		}
+		e := s.pos[s.posOff[d]:s.posOff[d+1]]
+		if locals, positions, marks, err = decodePositionsEntry(e, len(post), locals[:0], positions[:0], marks[:0]); err != nil {
+			probs = append(probs, s.badPositions(d, err.Error()))
+			continue
+		}
+		info := s.Doc(d)
+		if len(locals) != info.Tokens {
+			bad("positions", "document %d has %d tokens, its table entry says %d", d, len(locals), info.Tokens)
+			continue
+		}
+		if len(marks) > 0 && int(marks[len(marks)-1]) >= max(1, info.TextLen) {
+			bad("positions", "a mark of document %d lies past its text", d)
+		}
+		count = slices.Grow(count[:0], len(post))[:len(post)]
+		clear(count)
+		pairs = pairs[:0]
+		for i, l := range locals {
+			count[l]++
+			if i == 0 || positions[i] != positions[i-1]+1 || s.hdr.PairK == 0 {
+				continue
+			}
+			a, b := post[locals[i-1]].Term, post[l].Term
+			if !s.PairsIndexed(s.Treatment(a), s.Treatment(b)) {
+				continue
+			}
+			h := pairHash(termHash(terms[a]), termHash(terms[b]))
+			pairs = append(pairs, h)
+			rows = s.PairRows(rows[:0], h)
+			for _, r := range rows {
+				if s.Row(r)[d/64]&(1<<(d%64)) == 0 {
+					bad("rows", "document %d has the pair %q %q but row %d lacks its bit", d, terms[a], terms[b], r)
+				}
+			}
+		}
+		for i, p := range post {
+			if count[i] != p.TF {
+				bad("positions", "document %d has %d tokens of %q, its forward entry says %d", d, count[i], terms[p.Term], p.TF)
+			}
+		}
+		slices.Sort(pairs)
+		pairPostings += int64(len(slices.Compact(pairs)))
+	}
+	if pairPostings != s.hdr.PairPostings {
+		bad("params", "%d word pair postings, the positions give %d", s.hdr.PairPostings, pairPostings)
 	}
 	return probs
 }

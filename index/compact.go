@@ -358,6 +358,8 @@ type mergeSource struct {
 	terms []string // by termID
 	text  *TextReader
 	post  []Posting
+
+	locals, positions, marks []uint32
 }
 
 func newMergeSource(s *Segment) (*mergeSource, error) {
@@ -382,11 +384,32 @@ func (src *mergeSource) doc(d int) (*analyzedDoc, error) {
 	if len(src.post) != info.Distinct {
 		return nil, &CorruptError{File: s.name, Section: "forward", Detail: fmt.Sprintf("document %d has %d terms, its table entry says %d", d, len(src.post), info.Distinct)}
 	}
-	terms := make([]termFreq, len(src.post))
-	for i, p := range src.post {
-		terms[i] = termFreq{src.terms[p.Term], p.TF}
+	// Terms in term order; the positions' tokens, which name terms in
+	// forward (termID) order, are renumbered to match.
+	order := make([]int, len(src.post))
+	for i := range order {
+		order[i] = i
 	}
-	slices.SortFunc(terms, func(a, b termFreq) int { return strings.Compare(a.term, b.term) })
+	slices.SortFunc(order, func(a, b int) int {
+		return strings.Compare(src.terms[src.post[a].Term], src.terms[src.post[b].Term])
+	})
+	terms := make([]termFreq, len(src.post))
+	perm := make([]uint32, len(src.post))
+	for i, o := range order {
+		p := src.post[o]
+		terms[i] = termFreq{src.terms[p.Term], p.TF}
+		perm[o] = uint32(i)
+	}
+	e := s.pos[s.posOff[d]:s.posOff[d+1]]
+	if src.locals, src.positions, src.marks, err = decodePositionsEntry(e, len(perm), src.locals[:0], src.positions[:0], src.marks[:0]); err != nil {
+		return nil, s.badPositions(d, err.Error())
+	}
+	if len(src.locals) != info.Tokens {
+		return nil, s.badPositions(d, fmt.Sprintf("%d tokens, its table entry says %d", len(src.locals), info.Tokens))
+	}
+	for i, l := range src.locals {
+		src.locals[i] = perm[l]
+	}
 	text, err := src.text.Text(d)
 	if err != nil {
 		return nil, err
@@ -397,5 +420,6 @@ func (src *mergeSource) doc(d int) (*analyzedDoc, error) {
 	return &analyzedDoc{
 		doc:   Document{Key: info.Key, Title: info.Title, Text: slices.Clone(text), Size: info.Size, ModTime: info.ModTime},
 		terms: terms, tokens: info.Tokens, hash: info.Hash,
+		pos: appendTokens(nil, src.locals, src.positions, src.marks),
 	}, nil
 }

@@ -28,6 +28,13 @@
 //     term's expected false positives at most df/snr (snr 30), preferring
 //     high-rank rows, which are cheaper to read.
 //
+// Word pairs are signature terms too: where two words with private rows
+// follow each other in a document, the pair sets Params.PairK shared rows of
+// rank 0 (no df, no lexicon entry: its rows follow from its words' hashes).
+// A phrase of common words ANDs its pairs' rows beside its words', so its
+// candidates are the documents that hold its pairs, not every document
+// holding its words; positions (positions.go) then confirm them.
+//
 // A query ANDs the words of its high-rank rows for each 512-document block
 // first; where they are zero the block is skipped without reading a rank-0
 // row. Candidates from shared rows are verified against the forward index;
@@ -52,7 +59,9 @@
 // 512-document blocks so that one block is one cache line; then the shared
 // rows of the higher rank), rowstats (popcounts), lists,
 // forward (each document's sorted termIDs and frequencies, delta-uvarint),
-// docs (the document table), blocks and store (the texts, zstd-compressed in
+// positions (each term's positions in each document, in forward order, with
+// marks that tie every 32nd token to its byte offset in the text), docs (the
+// document table), blocks and store (the texts, zstd-compressed in
 // blocks). docs/format.md describes every byte.
 //
 // # The lexicon
@@ -95,8 +104,9 @@
 // MergeFactor of them share a size tier, and rewrites any segment with more
 // than MaxDeletedFraction of its documents deleted; Compact (bitsieve
 // compact) merges everything that is not a full, clean segment. A merge
-// rebuilds documents from the forward index (which holds exactly the
-// analyzer's output: terms and frequencies) and the document table, rather
+// rebuilds documents from the forward index and the positions (which hold
+// exactly the analyzer's output: terms, frequencies, positions and the
+// offsets of the marks) and the document table, rather
 // than re-analyzing the stored texts: the result is byte-for-byte the
 // segment a writer would build from the same documents, at a hundredth of
 // the cost of analysis. Term tables, row treatments and the number of

@@ -25,7 +25,7 @@ import (
 
 // FormatVersion is the version of the index files this bitsieve reads and
 // writes (docs/format.md). It is part of every file name.
-const FormatVersion = 4
+const FormatVersion = 5
 
 const (
 	headerSize    = 64
@@ -44,14 +44,15 @@ func checksum(b []byte) uint32 { return crc32.Checksum(b, castagnoli) }
 
 // Section ids of a segment file.
 const (
-	secParams   = 1 // fixed-size parameters (params.go)
-	secRows     = 3 // the bit-sliced signature matrix
-	secRowStats = 4 // popcount of every row
-	secForward  = 5 // per-document sorted termIDs with tf
-	secDocs     = 6 // document table
-	secBlocks   = 7 // doc store block table
-	secStore    = 8 // zstd-compressed document text
-	secLists    = 9 // exact document lists of rare terms
+	secParams    = 1  // fixed-size parameters (params.go)
+	secRows      = 3  // the bit-sliced signature matrix
+	secRowStats  = 4  // popcount of every row
+	secForward   = 5  // per-document sorted termIDs with tf
+	secDocs      = 6  // document table
+	secBlocks    = 7  // doc store block table
+	secStore     = 8  // zstd-compressed document text
+	secLists     = 9  // exact document lists of rare terms
+	secPositions = 11 // per-document token streams (positions.go)
 )
 
 // Section ids 2 and 10 held a segment's dictionary and its hash slots until
@@ -60,7 +61,7 @@ const (
 var sectionNames = map[uint32]string{
 	secParams: "params", secRows: "rows", secRowStats: "rowstats",
 	secForward: "forward", secDocs: "docs", secBlocks: "blocks", secStore: "store",
-	secLists: "lists",
+	secLists: "lists", secPositions: "positions",
 }
 
 // kindSectionNames names the sections of every kind of file.

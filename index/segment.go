@@ -47,6 +47,8 @@ type Segment struct {
 
 	fwdOff []uint64
 	fwd    []byte
+	posOff []uint64 // positions (positions.go)
+	pos    []byte
 
 	docRecs []byte
 	docStrs []byte
@@ -179,6 +181,27 @@ func newSegment(path string, data []byte, verify verifyLevel) (*Segment, error) 
 		return nil, bad(secForward, "offsets do not cover the entries")
 	}
 
+	posSec, err := get(secPositions)
+	if err != nil {
+		return nil, err
+	}
+	if uint64(len(posSec)) < 8*(nd+1) {
+		return nil, bad(secPositions, "too short for %d documents", nd)
+	}
+	s.posOff = bytesAsWords(posSec[:8*(nd+1)])
+	s.pos = posSec[8*(nd+1):]
+	for i := uint64(0); i < nd; i++ {
+		if s.posOff[i] > s.posOff[i+1] {
+			return nil, bad(secPositions, "offsets of document %d are out of order", i)
+		}
+	}
+	if s.posOff[0] != 0 || s.posOff[nd] != uint64(len(s.pos)) {
+		return nil, bad(secPositions, "offsets do not cover the entries")
+	}
+	if h.PairK < 0 || h.PairK > maxK || h.PairPostings < 0 || (h.PairK == 0 && h.PairPostings != 0) {
+		return nil, bad(secParams, "inconsistent word pairs (%d rows each, %d postings)", h.PairK, h.PairPostings)
+	}
+
 	docs, err := get(secDocs)
 	if err != nil {
 		return nil, err
@@ -261,7 +284,7 @@ func (s *Segment) LengthClass() int { return s.hdr.Class }
 // Params are the signature parameters the segment was built with; the list
 // density is the one it used, which may be below the writer's (Treatment).
 func (s *Segment) Params() Params {
-	return Params{Density: s.hdr.Density, SNR: s.hdr.SNR, KMin: s.hdr.KMin, KMax: s.hdr.KMax, ListDensity: s.hdr.ListDensity, Rank: s.hdr.Rank}
+	return Params{Density: s.hdr.Density, SNR: s.hdr.SNR, KMin: s.hdr.KMin, KMax: s.hdr.KMax, ListDensity: s.hdr.ListDensity, Rank: s.hdr.Rank, PairK: s.hdr.PairK}
 }
 
 // NumLists is the number of terms stored as lists.
@@ -673,3 +696,7 @@ func (s *Segment) Postings() int64 { return s.hdr.Postings }
 // private rows and with shared rows; the rest are in lists.
 func (s *Segment) PrivatePostings() int64 { return s.hdr.PrivatePostings }
 func (s *Segment) SharedPostings() int64  { return s.hdr.SharedPostings }
+
+// PairPostings is the number of (document, word pair) pairs whose rows the
+// segment sets (Params.PairK).
+func (s *Segment) PairPostings() int64 { return s.hdr.PairPostings }

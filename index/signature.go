@@ -88,8 +88,8 @@ func termRows(dst []int, h uint64, k0, kh, first, m0, mh int) []int {
 	return dst
 }
 
-// RebuildRows builds the segment's rows again from its forward index, the way
-// a writer sets them, and returns their popcounts: the benchmark's measure
+// RebuildRows builds the segment's rows again from its forward index and
+// positions (for word pairs), the way a writer sets them, and returns their popcounts: the benchmark's measure
 // of what the signature costs to build (bench.TimeParts).
 func (s *Segment) RebuildRows() ([]uint32, error) {
 	if err := s.LoadTerms(); err != nil {
@@ -102,7 +102,17 @@ func (s *Segment) RebuildRows() ([]uint32, error) {
 		rowsOf[id] = s.TermRows(nil, term, id)
 		return true
 	})
+	var hashOf []uint64 // by termID, for the words of pairs
+	if h.PairK > 0 {
+		hashOf = make([]uint64, h.Terms)
+		s.Terms(func(term string, id TermID) bool {
+			hashOf[id] = termHash(term)
+			return true
+		})
+	}
 	var fwd []Posting
+	var locals, positions, marks []uint32
+	var rows []int
 	var err error
 	for d := 0; d < h.Docs; d++ {
 		sig.set(d, 0)
@@ -112,6 +122,21 @@ func (s *Segment) RebuildRows() ([]uint32, error) {
 		for _, p := range fwd {
 			for _, r := range rowsOf[p.Term] {
 				sig.set(d, r)
+			}
+		}
+		if h.PairK == 0 {
+			continue
+		}
+		e := s.pos[s.posOff[d]:s.posOff[d+1]]
+		if locals, positions, marks, err = decodePositionsEntry(e, len(fwd), locals[:0], positions[:0], marks[:0]); err != nil {
+			return nil, s.badPositions(d, err.Error())
+		}
+		for i := 1; i < len(locals); i++ {
+			a, b := fwd[locals[i-1]].Term, fwd[locals[i]].Term
+			if positions[i] == positions[i-1]+1 && s.PairsIndexed(s.Treatment(a), s.Treatment(b)) {
+				for _, r := range s.PairRows(rows[:0], pairHash(hashOf[a], hashOf[b])) {
+					sig.set(d, r)
+				}
 			}
 		}
 	}

@@ -16,6 +16,8 @@ type Stats struct {
 	RowBits         int64            `json:"row_bits"`         // bits of all term rows, of every rank (the live rows excluded)
 	ListBits        int64            `json:"list_bits"`        // bits of all term lists
 	BitsPerPost     float64          `json:"bits_per_posting"` // (RowBits + ListBits) / Postings: the signature's size
+	PairPostings    int64            `json:"pair_postings"`    // (document, word pair) pairs, also in the shared rows
+	Tokens          int64            `json:"tokens"`           // indexed tokens of every document: the positions' entries
 	Sections        map[string]int64 `json:"bytes_by_section"`
 	Bytes           int64            `json:"bytes"` // all segment files and the lexicon
 }
@@ -62,6 +64,8 @@ func (ix *Index) Stats() Stats {
 		if s.HighRows() > 0 {
 			ss.HighDensity = float64(setH) / float64(s.HighRows()*s.RowColumns(s.NumRows()-1))
 		}
+		st.PairPostings += s.PairPostings()
+		st.Tokens += s.Tokens()
 		st.PrivatePostings += s.PrivatePostings()
 		st.SharedPostings += s.SharedPostings()
 		st.ListPostings += s.Postings() - s.PrivatePostings() - s.SharedPostings()

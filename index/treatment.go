@@ -22,11 +22,20 @@ type Params struct {
 	// has one bit per 2^r neighbouring documents, the OR of their columns,
 	// so it is 2^r times shorter than a rank-0 row (see Treatment).
 	Rank int
+
+	// PairK is the number of rank-0 shared rows of each word pair (0: no
+	// pairs). Where two words with private rows directly follow each other
+	// in a document, the pair is a signature term of its own, so a phrase of
+	// common words finds its candidates in the rows instead of among every
+	// document holding its words. A pair has no df and no list: its
+	// expected false positives among the documents holding both words are
+	// a fraction Density^PairK of them, removed by verification.
+	PairK int
 }
 
 // DefaultParams are the parameters used when a writer is given none
 // (docs/BENCHMARKS.md has the measurements that chose them).
-var DefaultParams = Params{Density: 0.2, SNR: 30, KMin: 1, KMax: 12, ListDensity: 1.0 / 256, Rank: 3}
+var DefaultParams = Params{Density: 0.2, SNR: 30, KMin: 1, KMax: 12, ListDensity: 1.0 / 256, Rank: 3, PairK: 3}
 
 // MaxListDocs is the largest segment whose rare terms get lists: a document
 // number then fits a uint16.
@@ -52,6 +61,8 @@ func (p Params) validate() error {
 		return errorf("list density %v must be between 0 and the row density %v", p.ListDensity, p.Density)
 	case p.Rank != 0 && (p.Rank < MinRank || p.Rank > MaxRank):
 		return errorf("rank %d must be 0 or between %d and %d", p.Rank, MinRank, MaxRank)
+	case p.PairK < 0 || p.PairK > maxK:
+		return errorf("pair rows %d must be between 0 and %d", p.PairK, maxK)
 	}
 	return nil
 }

@@ -447,24 +447,39 @@ func (w *Writer) Progress() (docs int64, bytes int64) { return w.docs.Load(), w.
 func (w *Writer) analyze() {
 	defer w.workers.Done()
 	a := tokenize.MustNew(w.opt.Analyzer)
-	var terms []string
+	var toks []tokenize.Token
+	var locals, positions, marks []uint32
 	counts := map[string]uint32{}
 	for j := range w.in {
 		if j.del {
 			w.out <- j
 			continue
 		}
-		terms = a.Terms(terms[:0], j.doc.Text)
+		toks = a.Analyze(toks[:0], j.doc.Text)
 		clear(counts)
-		for _, t := range terms {
-			counts[t]++
+		for _, t := range toks {
+			counts[t.Term]++
 		}
 		tf := make([]termFreq, 0, len(counts))
 		for t, c := range counts {
 			tf = append(tf, termFreq{t, c})
 		}
 		slices.SortFunc(tf, func(a, b termFreq) int { return strings.Compare(a.term, b.term) })
-		j.res = &analyzedDoc{doc: j.doc, terms: tf, tokens: len(terms), hash: xxhash.Sum64(j.doc.Text)}
+		// The token stream, each token naming its term by its index in tf
+		// (buildSegment renumbers them in termID order).
+		for i, t := range tf {
+			counts[t.term] = uint32(i)
+		}
+		locals, positions, marks = locals[:0], positions[:0], marks[:0]
+		for i, t := range toks {
+			locals = append(locals, counts[t.Term])
+			positions = append(positions, uint32(t.Pos))
+			if i%MarkStride == 0 {
+				marks = append(marks, uint32(t.Start))
+			}
+		}
+		j.res = &analyzedDoc{doc: j.doc, terms: tf, tokens: len(toks), hash: xxhash.Sum64(j.doc.Text),
+			pos: appendTokens(nil, locals, positions, marks)}
 		w.docs.Add(1)
 		w.bytes.Add(int64(len(j.doc.Text)))
 		w.out <- j

@@ -523,3 +523,57 @@ func TestExactSample(t *testing.T) {
 	}
 	checkExact(t, docs, index.WriterOptions{}, n, 21)
 }
+
+// TestExactGeneratedPairs runs the generated queries, a third of whose
+// leaves are phrases, on indexes with word pairs in the shared rows (one
+// row per pair, so that many pairs are false positives to reject, and the
+// default three), and checks that pairs cut a phrase's candidates below
+// those of its words alone.
+func TestExactGeneratedPairs(t *testing.T) {
+	docs := genCorpus(3000, 9)
+	phrases := []string{}
+	for _, d := range docs[:200] {
+		f := strings.Fields(string(d.Text))
+		if len(f) >= 2 {
+			phrases = append(phrases, f[0]+" "+f[1])
+		}
+	}
+	for _, k := range []int{1, 3} {
+		t.Run(fmt.Sprintf("pair-rows-%d", k), func(t *testing.T) {
+			p := index.DefaultParams
+			p.PairK = k
+			dir := createIndex(t, docs, index.WriterOptions{Params: p, Capacity: 1000})
+			checkExactIn(t, dir, docs, 400, 31+uint64(k))
+
+			ix, err := index.Open(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer ix.Close()
+			var pairs int64
+			for _, seg := range ix.Segments() {
+				pairs += seg.PairPostings()
+			}
+			if pairs == 0 {
+				t.Fatal("no word pairs were indexed")
+			}
+			s, err := NewSearcher(ix)
+			if err != nil {
+				t.Fatal(err)
+			}
+			withPairs, without := 0, 0
+			for _, ph := range phrases {
+				q := `"` + clean(ph) + `"`
+				if _, err := s.Parse(q); err != nil {
+					continue
+				}
+				withPairs += len(signatureCandidates(t, s, q))
+				without += len(signatureCandidates(t, s, clean(ph)))
+			}
+			t.Logf("%d word pair postings; %d phrase candidates, %d for the same words unquoted", pairs, withPairs, without)
+			if withPairs >= without {
+				t.Errorf("pairs did not cut the phrases' candidates: %d with, %d without", withPairs, without)
+			}
+		})
+	}
+}

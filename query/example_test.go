@@ -58,6 +58,5 @@ func ExampleSearcher() {
 	// Output:
 	// 1 hit
 	// bitfunnel.txt — BitFunnel
-	//   "Bloom"
-	//   "filter"
+	//   "Bloom filter"
 }

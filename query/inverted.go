@@ -22,8 +22,8 @@ import (
 // bit-for-bit equal), then evaluated exactly over bitmaps: a conjunction with
 // FastAnd, smallest bitmap first, then AndNot of its negations; a disjunction
 // with FastOr; a prefix as the FastOr of its expansions; a phrase as the AND
-// of its terms, checked against the stored text by the verifier's phrase
-// code. Postings need no verification: Candidates equals Total, except for
+// of its terms, checked against the stored positions by the verifier's
+// phrase code. Postings need no verification: Candidates equals Total, except for
 // phrases, whose candidates are the documents holding all their words.
 
 // NewInvertedSearcher returns a Searcher over ix whose match stage reads
@@ -66,6 +66,7 @@ type inode struct {
 	bm     *roaring.Bitmap   // iTerm
 	terms  []*roaring.Bitmap // iPhrase: postings of its distinct terms
 	phrase *Phrase
+	ids    []index.TermID // iPhrase: the termID of each of the phrase's terms
 	kids   []*inode
 	negs   []*inode
 }
@@ -83,6 +84,7 @@ type invEval struct {
 	an       *tokenize.Analyzer
 	universe *roaring.Bitmap
 	phraseT  time.Duration // spent deciding inexact (phrase) matches
+	ph       phraseReader
 }
 
 func newInvEval(seg *index.Segment, post *inverted.Segment, an *tokenize.Analyzer) *invEval {
@@ -101,7 +103,7 @@ func getInvEval(seg *index.Segment, post *inverted.Segment, an *tokenize.Analyze
 	e := invEvals.Get().(*invEval)
 	clear(e.slotOf)
 	clear(e.scoreSet)
-	*e = invEval{seg: seg, post: post, an: an, slotOf: e.slotOf, scoreSet: e.scoreSet, ids: e.ids[:0], score: e.score[:0]}
+	*e = invEval{seg: seg, post: post, an: an, slotOf: e.slotOf, scoreSet: e.scoreSet, ids: e.ids[:0], score: e.score[:0], ph: e.ph}
 	return e
 }
 
@@ -169,6 +171,10 @@ func (e *invEval) compile(node Node, negated bool, q *compiled) (*inode, error) 
 				n = &inode{kind: iPhrase, terms: []*roaring.Bitmap{n.bm}}
 			}
 			n.phrase = x
+			for _, t := range x.Terms {
+				ent, _ := q.lookup(e.seg, t)
+				n.ids = append(n.ids, ent.ID)
+			}
 		}
 		return n, err
 	case *Prefix:
@@ -391,7 +397,7 @@ func (e *invEval) and(bms []*roaring.Bitmap) *roaring.Bitmap {
 }
 
 // contains decides exactly whether doc matches n: postings membership, and
-// a phrase's positions from the stored text through the verifier.
+// a phrase's positions from the segment's positions section.
 func (e *invEval) contains(n *inode, doc uint32) (bool, error) {
 	switch n.kind {
 	case iNone:
@@ -406,11 +412,7 @@ func (e *invEval) contains(n *inode, doc uint32) (bool, error) {
 				return false, nil
 			}
 		}
-		if e.v == nil {
-			e.v = newVerifier(&plan{seg: e.seg}, e.an)
-		}
-		e.v.doc = int(doc)
-		return e.v.phrase(n.phrase)
+		return e.ph.check(e.seg, int(doc), n.ids, n.phrase.Offsets)
 	case iNot:
 		ok, err := e.contains(n.kids[0], doc)
 		return !ok && err == nil, err

@@ -18,7 +18,7 @@ type Matches struct {
 	Total int
 	// Candidates is what the signature stage proposed before verification;
 	// the inverted engine's are exact but for phrases, whose positions are
-	// checked on the stored text.
+	// checked on the stored positions.
 	Candidates int
 	// Rows is the number of signature rows the per-segment plans AND,
 	// summed over segments; RowBlocks is the number of 64-byte row blocks

@@ -54,7 +54,7 @@ const (
 // may have false positives, and an inexact negation is not applied (a false
 // positive there would drop a true hit). exact says the node's bitmap equals
 // its true set, so verification can trust it; only inexact nodes are checked
-// against the forward index or the stored text.
+// against the forward index or, for phrases, the stored positions.
 type pnode struct {
 	kind  nodeKind
 	exact bool
@@ -72,7 +72,8 @@ type pnode struct {
 	// verification of a kRows node
 	slots   []int   // slots (into plan.ids) of the terms that must all be present
 	vslots  []int   // the slots of those with shared rows: the rest are proved by their bits
-	phrase  *Phrase // when the node is a phrase, its positions are checked on the text
+	phrase  *Phrase // when the node is a phrase, its positions are checked
+	pairs   int     // of a phrase: how many of its word pairs have rows here
 	prefix  bool    // a prefix expansion leaf (for messages only)
 	scratch [index.BlockWords]uint64
 }
@@ -297,6 +298,35 @@ func (p *planner) leaf(terms []string, negated bool, q *compiled) *pnode {
 	return n
 }
 
+// pairRows adds to a phrase's node the rows of its word pairs that the
+// segment indexes (two words at consecutive offsets, both with private
+// rows; index.Params.PairK), so that its candidates hold its pairs, not
+// only its words.
+func (p *planner) pairRows(n *pnode, x *Phrase, q *compiled) {
+	added := false
+	for j := 1; j < len(x.Terms); j++ {
+		if x.Offsets[j] != x.Offsets[j-1]+1 {
+			continue
+		}
+		a, _ := q.lookup(p.seg, x.Terms[j-1])
+		b, _ := q.lookup(p.seg, x.Terms[j])
+		if !p.seg.PairsIndexed(a.Treatment(), b.Treatment()) {
+			continue
+		}
+		p.rowBuf = p.seg.PairRows(p.rowBuf[:0], index.PairHash(q.hash(x.Terms[j-1]), q.hash(x.Terms[j])))
+		for _, r := range p.rowBuf {
+			if !slices.Contains(n.rowIdx, r) {
+				n.rowIdx = append(n.rowIdx, r)
+				added = true
+			}
+		}
+		n.pairs++
+	}
+	if added {
+		p.finishRows(n)
+	}
+}
+
 // finishRows orders a kRows node's inputs sparsest first and estimates its
 // density.
 func (p *planner) finishRows(n *pnode) {
@@ -381,6 +411,7 @@ func (p *planner) compile(node Node, negated bool, q *compiled) (*pnode, error) 
 		if n.kind == kRows {
 			n.exact = false
 			n.phrase = x
+			p.pairRows(n, x, q)
 		}
 		return n, nil
 	case *Prefix:

@@ -400,13 +400,13 @@ func (s *Searcher) Search(ctx context.Context, req Request) (*Result, error) {
 		} else {
 			ranked = nil
 		}
-		hl := highlightSet(q)
+		hl := newHighlighter(q)
 		for _, sc := range ranked {
 			seg := segs[sc.seg]
 			info := seg.Doc(int(sc.doc))
 			h := Hit{Key: info.Key, Title: info.Title, Score: sc.score}
 			if req.Snippets {
-				if err := s.snippet(&h, seg, int(sc.doc), hl); err != nil {
+				if err := s.snippet(&h, seg, int(sc.seg), int(sc.doc), q, hl); err != nil {
 					return nil, err
 				}
 			}

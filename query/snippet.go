@@ -1,6 +1,7 @@
 package query
 
 import (
+	"slices"
 	"unicode/utf8"
 
 	"github.com/bitsieve/bitsieve/index"
@@ -10,104 +11,250 @@ import (
 // SnippetBytes is the target length of a snippet.
 const SnippetBytes = 240
 
-// highlightSet is the set of terms to highlight: every positive term of the
-// query, prefix expansions included.
-func highlightSet(q *compiled) map[string]bool {
-	hl := make(map[string]bool, len(q.terms))
-	for i, t := range q.terms {
-		if q.positive[i] {
-			hl[t] = true
-		}
-	}
-	return hl
+// highlighter marks what a query matches in analyzed text: every word of
+// its positive terms and prefixes, and every whole occurrence of its
+// positive phrases (a phrase's words alone are not marked).
+type highlighter struct {
+	words   map[string]bool
+	phrases []*Phrase
 }
 
-// snippet fills h.Snippet and h.Highlights from the stored text of doc.
-func (s *Searcher) snippet(h *Hit, seg *index.Segment, doc int, hl map[string]bool) error {
+func newHighlighter(q *compiled) *highlighter {
+	h := &highlighter{words: map[string]bool{}}
+	var walk func(n Node, negated bool)
+	walk = func(n Node, negated bool) {
+		switch x := n.(type) {
+		case *Term:
+			if !negated {
+				h.words[x.Term] = true
+			}
+		case *Prefix:
+			if !negated {
+				for _, w := range q.prefixes[x.Prefix] {
+					h.words[w] = true
+				}
+			}
+		case *Phrase:
+			if !negated && !slices.ContainsFunc(h.phrases, func(p *Phrase) bool { return slices.Equal(p.Terms, x.Terms) && slices.Equal(p.Offsets, x.Offsets) }) {
+				h.phrases = append(h.phrases, x)
+			}
+		case *Not:
+			walk(x.Child, !negated)
+		case *And:
+			for _, k := range x.Children {
+				walk(k, negated)
+			}
+		case *Or:
+			for _, k := range x.Children {
+				walk(k, negated)
+			}
+		}
+	}
+	walk(q.root, false)
+	return h
+}
+
+// ranges returns the byte ranges of toks (in position order) that the query
+// matches, ascending, overlapping ones merged: a phrase occurrence is one
+// range from its first word to its last.
+func (h *highlighter) ranges(toks []tokenize.Token) []Range {
+	var out []Range
+	for i, t := range toks {
+		if h.words[t.Term] {
+			out = append(out, Range{t.Start, t.End})
+		}
+		for _, ph := range h.phrases {
+			if t.Term != ph.Terms[0] {
+				continue
+			}
+			last := i
+			for j := 1; j < len(ph.Terms) && last >= 0; j++ {
+				if k := tokenAt(toks, i, t.Pos+ph.Offsets[j]); k >= 0 && toks[k].Term == ph.Terms[j] {
+					last = k
+				} else {
+					last = -1
+				}
+			}
+			if last >= 0 {
+				out = append(out, Range{t.Start, toks[last].End})
+			}
+		}
+	}
+	slices.SortFunc(out, func(a, b Range) int { return a.Start - b.Start })
+	merged := out[:0]
+	for _, r := range out {
+		if n := len(merged); n > 0 && r.Start < merged[n-1].End {
+			merged[n-1].End = max(merged[n-1].End, r.End)
+			continue
+		}
+		merged = append(merged, r)
+	}
+	return merged
+}
+
+// tokenAt returns the index of the token at position pos, searching forward
+// from toks[from] (positions increase with the index), or -1.
+func tokenAt(toks []tokenize.Token, from, pos int) int {
+	for k := from; k < len(toks) && toks[k].Pos <= pos; k++ {
+		if toks[k].Pos == pos {
+			return k
+		}
+	}
+	return -1
+}
+
+// snippetSpan is the number of positions a snippet window is chosen over:
+// about SnippetBytes of English text.
+const snippetSpan = 32
+
+// snipEvent is a match the positions show: a word (key < number of words)
+// or a phrase occurrence starting at pos.
+type snipEvent struct {
+	pos uint32
+	key int
+}
+
+// snippet fills h.Snippet and h.Highlights for document doc of segment si.
+// The document's positions place the window: the span of snippetSpan
+// positions that holds the most distinct words and phrases of the query
+// (the earliest such). Only the text from the mark before it is analyzed,
+// to find the window's bytes and highlights; the rest of the document is
+// never analyzed.
+func (s *Searcher) snippet(h *Hit, seg *index.Segment, si, doc int, q *compiled, hl *highlighter) error {
 	text, err := seg.Text(nil, doc)
 	if err != nil {
 		return err
 	}
+	// The termIDs of the words and phrase terms, and each key's slots.
+	var ids []index.TermID
+	id := func(t string) (index.TermID, bool) {
+		i, ok := q.termIdx[t]
+		if !ok || q.ents[i][si].DF == 0 {
+			return 0, false
+		}
+		return q.ents[i][si].ID, true
+	}
+	for w := range hl.words {
+		if x, ok := id(w); ok {
+			ids = append(ids, x)
+		}
+	}
+	for _, ph := range hl.phrases {
+		for _, t := range ph.Terms {
+			if x, ok := id(t); ok {
+				ids = append(ids, x)
+			}
+		}
+	}
+	slices.Sort(ids)
+	ids = slices.Compact(ids)
+	pos := make([][]uint32, len(ids))
+	r := seg.NewPositionReader()
+	if err := r.Read(doc, ids, pos); err != nil {
+		return err
+	}
+	slot := func(t string) int {
+		x, ok := id(t)
+		if !ok {
+			return -1
+		}
+		i, _ := slices.BinarySearch(ids, x)
+		return i
+	}
+	var events []snipEvent
+	keys := 0
+	for w := range hl.words {
+		if sl := slot(w); sl >= 0 {
+			for _, p := range pos[sl] {
+				events = append(events, snipEvent{p, keys})
+			}
+		}
+		keys++
+	}
+	var starts []uint32
+	for _, ph := range hl.phrases {
+		slots := make([]int, len(ph.Terms))
+		ok := true
+		for j, t := range ph.Terms {
+			if slots[j] = slot(t); slots[j] < 0 {
+				ok = false
+			}
+		}
+		if starts = starts[:0]; ok && phraseAt(pos, slots, ph.Offsets, &starts) {
+			for _, p := range starts {
+				events = append(events, snipEvent{p, keys})
+			}
+		}
+		keys++
+	}
+	slices.SortFunc(events, func(a, b snipEvent) int { return int(a.pos) - int(b.pos) })
+
+	// The window with the most distinct keys, by two pointers.
+	anchor, best := -1, 0
+	count := make([]int, keys)
+	distinct := 0
+	for i, j := 0, 0; i < len(events); i++ {
+		for ; j < len(events) && events[j].pos < events[i].pos+snippetSpan; j++ {
+			if count[events[j].key]++; count[events[j].key] == 1 {
+				distinct++
+			}
+		}
+		if distinct > best {
+			best, anchor = distinct, i
+		}
+		if count[events[i].key]--; count[events[i].key] == 0 {
+			distinct--
+		}
+	}
+
+	// Analyze from the mark before the one that precedes the window.
+	from, base, to := 0, 0, len(text)
+	if anchor >= 0 {
+		if err := r.ReadMarks(doc); err != nil {
+			return err
+		}
+	}
+	if anchor >= 0 && r.Marks() > 0 {
+		c := 0
+		for c+1 < r.Marks() {
+			if _, p := r.Mark(c + 1); p > int(events[anchor].pos) {
+				break
+			}
+			c++
+		}
+		from, base = r.Mark(max(0, c-1))
+		if c+1 < r.Marks() {
+			to, _ = r.Mark(c + 1)
+		}
+	}
+	to = min(len(text), to+SnippetBytes+64)
+	for stop := min(len(text), to+256); to < stop && !isSpace(text[to]); to++ {
+	}
 	an := s.analyzers.Get().(*tokenize.Analyzer)
-	toks := snippetTokens(an, text, hl)
+	toks := an.Analyze(nil, text[from:to])
 	s.analyzers.Put(an)
-	h.Snippet, h.Highlights = makeSnippet(text, toks, hl, SnippetBytes)
+	ws := from
+	for i := range toks {
+		toks[i].Pos += base
+		toks[i].Start += from
+		toks[i].End += from
+		if anchor >= 0 && toks[i].Pos == int(events[anchor].pos) {
+			// Start a little before the first match so it reads in context.
+			ws = max(from, toks[i].Start-SnippetBytes/4)
+		}
+	}
+	h.Snippet, h.Highlights = makeSnippet(text, ws, hl.ranges(toks), SnippetBytes)
 	return nil
 }
 
-const (
-	// snippetChunk is how much text is analyzed at a time for a snippet.
-	snippetChunk = 8 << 10
-	// snippetScan is how far a snippet looks for more of the query's terms
-	// once it has found one: analysis costs far more than the rest of a
-	// search, and documents can be megabytes long.
-	snippetScan = 32 << 10
-)
-
-// snippetTokens analyzes text a chunk at a time (cut at whitespace, so no
-// word is split) until it has seen every highlighted term, or has seen one
-// and scanned snippetScan bytes. Token offsets index text; positions restart
-// in every chunk (snippets do not use them).
-func snippetTokens(an *tokenize.Analyzer, text []byte, hl map[string]bool) []tokenize.Token {
-	var toks []tokenize.Token
-	seen := map[string]bool{}
-	for start := 0; start < len(text); {
-		end := min(len(text), start+snippetChunk)
-		for end < len(text) && !isSpace(text[end]) && end-start < 2*snippetChunk {
-			end++
-		}
-		n := len(toks)
-		toks = an.Analyze(toks, text[start:end])
-		for i := n; i < len(toks); i++ {
-			toks[i].Start += start
-			toks[i].End += start
-			if hl[toks[i].Term] {
-				seen[toks[i].Term] = true
-			}
-		}
-		start = end
-		if len(seen) == len(hl) || (len(seen) > 0 && start >= snippetScan) {
-			break
-		}
-	}
-	return toks
-}
-
-// Highlights returns the byte ranges of toks whose term is in hl.
-func highlights(toks []tokenize.Token, hl map[string]bool) []Range {
-	var out []Range
-	for _, t := range toks {
-		if hl[t.Term] {
-			out = append(out, Range{t.Start, t.End})
-		}
-	}
-	return out
-}
-
-// makeSnippet picks the window of about width bytes that holds the most
-// distinct highlighted terms (the earliest such window), widens it to word
-// boundaries, and returns it with the highlight ranges inside it. Whitespace
-// and control characters collapse to single spaces; "…" marks cut ends.
-func makeSnippet(text []byte, toks []tokenize.Token, hl map[string]bool, width int) (string, []Range) {
-	marks := highlights(toks, hl)
-	ws := 0
-	if len(marks) > 0 {
-		best, bestAt := -1, 0
-		for i := range marks {
-			seen := map[string]bool{}
-			for j := i; j < len(marks) && marks[j].End-marks[i].Start <= width; j++ {
-				seen[string(lowerASCII(text[marks[j].Start:marks[j].End]))] = true
-			}
-			if len(seen) > best {
-				best, bestAt = len(seen), i
-			}
-		}
-		// Start a little before the first mark so it reads in context.
-		ws = max(0, marks[bestAt].Start-width/4)
-	}
+// makeSnippet cuts the window of about width bytes from ws, widened to word
+// boundaries, and returns it with the ranges (of text, ascending) that lie
+// inside it. Whitespace and control characters collapse to single spaces;
+// "…" marks cut ends.
+func makeSnippet(text []byte, ws int, marks []Range, width int) (string, []Range) {
 	we := min(len(text), ws+width)
 	// Snap to word boundaries and rune starts.
-	if ws > 0 {
+	if ws > 0 && !isSpace(text[ws-1]) {
 		for i := ws; i < min(len(text), ws+24); i++ {
 			if isSpace(text[i]) {
 				ws = i + 1
@@ -164,17 +311,6 @@ func makeSnippet(text []byte, toks []tokenize.Token, hl map[string]bool, width i
 
 func isSpace(c byte) bool { return c == ' ' || c == '\n' || c == '\t' || c == '\r' }
 
-func lowerASCII(b []byte) []byte {
-	out := make([]byte, len(b))
-	for i, c := range b {
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		out[i] = c
-	}
-	return out
-}
-
 // validUTF8 replaces invalid bytes with spaces, keeping offsets.
 func validUTF8(b []byte) []byte {
 	if utf8.Valid(b) {
@@ -223,7 +359,7 @@ func (s *Searcher) Document(key, q string) (*DocumentView, error) {
 		an := s.analyzers.Get().(*tokenize.Analyzer)
 		toks := an.Analyze(nil, text)
 		s.analyzers.Put(an)
-		if hs := highlights(toks, highlightSet(c)); hs != nil {
+		if hs := newHighlighter(c).ranges(toks); hs != nil {
 			v.Highlights = hs
 		}
 	}

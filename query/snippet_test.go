@@ -1,17 +1,21 @@
 package query
 
 import (
+	"context"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/bitsieve/bitsieve/index"
 	"github.com/bitsieve/bitsieve/tokenize"
 )
 
 func TestSnippetHighlights(t *testing.T) {
 	a := tokenize.MustNew("english")
 	text := []byte(strings.Repeat("filler words here.\n", 40) + "A Bloom\n\n   filter\tis a set.\n" + strings.Repeat("more filler text. ", 40))
-	hl := map[string]bool{"bloom": true, "filter": true}
-	snip, rs := makeSnippet(text, a.Analyze(nil, text), hl, SnippetBytes)
+	hl := &highlighter{words: map[string]bool{"bloom": true, "filter": true}}
+	rs := hl.ranges(a.Analyze(nil, text))
+	snip, rs := makeSnippet(text, rs[0].Start-SnippetBytes/4, rs, SnippetBytes)
 	if len(rs) != 2 {
 		t.Fatalf("%d highlights in %q, want 2", len(rs), snip)
 	}
@@ -32,19 +36,93 @@ func TestSnippetHighlights(t *testing.T) {
 func TestSnippetShortText(t *testing.T) {
 	a := tokenize.MustNew("english")
 	text := []byte("Hash tables")
-	snip, rs := makeSnippet(text, a.Analyze(nil, text), map[string]bool{"tabl": true}, SnippetBytes)
+	hl := &highlighter{words: map[string]bool{"tabl": true}}
+	snip, rs := makeSnippet(text, 0, hl.ranges(a.Analyze(nil, text)), SnippetBytes)
 	if snip != "Hash tables" || len(rs) != 1 || snip[rs[0].Start:rs[0].End] != "tables" {
 		t.Fatalf("got %q %v", snip, rs)
+	}
+}
+
+// TestHighlightPhrase: a phrase is marked where it occurs, as one range,
+// and its words are not marked alone; a stop word inside a phrase holds a
+// position that any stop word fills, as the analyzer contract has it.
+func TestHighlightPhrase(t *testing.T) {
+	a := tokenize.MustNew("english")
+	text := []byte("whales and a whale; the white whale; Bank of America, bank in America")
+	hl := &highlighter{words: map[string]bool{}, phrases: []*Phrase{
+		{Terms: []string{"white", "whale"}, Offsets: []int{0, 1}},
+		{Terms: []string{"bank", "america"}, Offsets: []int{0, 2}},
+	}}
+	var got []string
+	for _, r := range hl.ranges(a.Analyze(nil, text)) {
+		got = append(got, string(text[r.Start:r.End]))
+	}
+	if want := []string{"white whale", "Bank of America", "bank in America"}; !slices.Equal(got, want) {
+		t.Fatalf("highlighted %q, want %q", got, want)
+	}
+}
+
+// TestSnippetsFromPositions: snippets found through the positions of long
+// documents, far from their start and across many marks, highlight exactly
+// the query's words and phrases, and prefer the window where the phrase
+// occurs.
+func TestSnippetsFromPositions(t *testing.T) {
+	filler := strings.Repeat("lorem ipsum dolor sit amet, whale ", 3000)
+	docs := []index.Document{
+		{Key: "a", Text: []byte(filler + "Call me Ishmael. The white whale swam on. " + filler)},
+		{Key: "b", Text: []byte("Über naïve café — " + strings.Repeat("ünïcödé wörds ", 500) + "the WHITE   Whale\tagain, white whales")},
+		{Key: "c", Text: []byte("white whale at the very start")},
+	}
+	dir := createIndex(t, docs, index.WriterOptions{})
+	ix, err := index.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	s, err := NewSearcher(ix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{`"white whale"`, `"white whale" ishmael`, `ishmael OR café`} {
+		res, err := s.Search(context.Background(), Request{Query: q, Snippets: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, h := range res.Hits {
+			if len(h.Highlights) == 0 {
+				t.Errorf("%q: %s has no highlight in %q", q, h.Key, h.Snippet)
+			}
+			for _, r := range h.Highlights {
+				w := strings.ToLower(strings.Join(strings.Fields(h.Snippet[r.Start:r.End]), " "))
+				switch w {
+				case "white whale", "white whales", "ishmael", "café":
+				default:
+					t.Errorf("%q: %s highlights %q in %q", q, h.Key, w, h.Snippet)
+				}
+			}
+		}
 	}
 }
 
 // TestSnippetLongText: matches far into a long text are found, and offsets
 // stay right across analysis chunks.
 func TestSnippetLongText(t *testing.T) {
-	a := tokenize.MustNew("english")
-	text := []byte(strings.Repeat("lorem ipsum dolor sit amet ", 20000) + "the Bloom filter here")
-	snip, rs := makeSnippet(text, snippetTokens(a, text, map[string]bool{"bloom": true}), map[string]bool{"bloom": true}, SnippetBytes)
-	if len(rs) != 1 || snip[rs[0].Start:rs[0].End] != "Bloom" {
-		t.Fatalf("got %q %v", snip, rs)
+	docs := []index.Document{{Key: "long", Text: []byte(strings.Repeat("lorem ipsum dolor sit amet ", 20000) + "the Bloom filter here")}}
+	ix, err := index.Open(createIndex(t, docs, index.WriterOptions{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	s, err := NewSearcher(ix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := s.Search(context.Background(), Request{Query: "bloom", Snippets: true})
+	if err != nil || len(res.Hits) != 1 {
+		t.Fatal(res, err)
+	}
+	h := res.Hits[0]
+	if len(h.Highlights) != 1 || h.Snippet[h.Highlights[0].Start:h.Highlights[0].End] != "Bloom" {
+		t.Fatalf("got %q %v", h.Snippet, h.Highlights)
 	}
 }

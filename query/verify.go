@@ -8,18 +8,16 @@ import (
 )
 
 // verifier decides candidates exactly. It reads the candidate's forward index
-// once (the frequencies of every termID the plan uses) and the stored text
+// once (the frequencies of every termID the plan uses) and its positions
 // only for phrases, after every cheaper condition has passed.
 type verifier struct {
-	p       *plan
-	tf      []uint32 // frequency of each plan slot in the current document
-	vtf     []uint32 // scratch for loadVerify
-	doc     int
-	text    []byte
-	texts   *index.TextReader
-	toks    []tokenize.Token
-	an      *tokenize.Analyzer
-	textDoc int // the document toks were analyzed from
+	p      *plan
+	tf     []uint32 // frequency of each plan slot in the current document
+	vtf    []uint32 // scratch for loadVerify
+	doc    int
+	posr   *index.PositionReader
+	pos    [][]uint32 // by slot: positions in posDoc
+	posDoc int
 }
 
 // newVerifier returns the plan's verifier, reusing its planner's memory
@@ -31,10 +29,10 @@ func newVerifier(p *plan, an *tokenize.Analyzer) *verifier {
 	} else {
 		v = new(verifier)
 	}
-	tf, vtf, toks := slices.Grow(v.tf[:0], len(p.ids))[:len(p.ids)], slices.Grow(v.vtf[:0], len(p.vids))[:len(p.vids)], v.toks[:0]
+	tf, vtf := slices.Grow(v.tf[:0], len(p.ids))[:len(p.ids)], slices.Grow(v.vtf[:0], len(p.vids))[:len(p.vids)]
 	clear(tf)
 	clear(vtf)
-	*v = verifier{p: p, tf: tf, vtf: vtf, toks: toks, an: an, textDoc: -1}
+	*v = verifier{p: p, tf: tf, vtf: vtf, posr: v.posr, pos: v.pos, posDoc: -1}
 	return v
 }
 
@@ -76,7 +74,7 @@ func (v *verifier) check(n *pnode) (bool, error) {
 			}
 		}
 		if n.phrase != nil {
-			return v.phrase(n.phrase)
+			return v.phrase(n)
 		}
 		return true, nil
 	case kAnd:
@@ -152,48 +150,99 @@ func (v *verifier) bits(n *pnode) bool {
 	return false
 }
 
-// phrase checks a phrase against the positions of the re-analyzed text.
-func (v *verifier) phrase(ph *Phrase) (bool, error) {
-	if v.textDoc != v.doc {
-		var err error
-		if v.texts == nil {
-			v.texts = v.p.seg.NewTextReader()
+// phrase checks a phrase node against the document's stored positions:
+// its terms at the phrase's offsets. The positions of every term of the
+// plan are read once per document.
+func (v *verifier) phrase(n *pnode) (bool, error) {
+	if v.posDoc != v.doc {
+		if v.posr == nil || v.posr.Segment() != v.p.seg {
+			v.posr = v.p.seg.NewPositionReader()
 		}
-		v.text, err = v.texts.Text(v.doc)
-		if err != nil {
+		v.pos = slices.Grow(v.pos[:0], len(v.p.ids))[:len(v.p.ids)]
+		if err := v.posr.Read(v.doc, v.p.ids, v.pos); err != nil {
 			return false, err
 		}
-		v.toks = v.an.Analyze(v.toks[:0], v.text)
-		v.textDoc = v.doc
+		v.posDoc = v.doc
 	}
-	return phraseAt(v.toks, ph), nil
+	return phraseAt(v.pos, n.slots, n.phrase.Offsets, nil), nil
 }
 
-// phraseAt reports whether toks contain the phrase's terms at its offsets.
-func phraseAt(toks []tokenize.Token, ph *Phrase) bool {
-	// Tokens are in position order; index positions → term for a lookup.
-	for i, t := range toks {
-		if t.Term != ph.Terms[0] {
+// phraseAt reports whether the terms of a phrase occur at its offsets: pos
+// holds each slot's positions (ascending) and slots[j] is the slot of the
+// phrase's term j. When at is not nil, every position where the phrase
+// starts is appended to it, else the first found ends the search.
+func phraseAt(pos [][]uint32, slots []int, offsets []int, at *[]uint32) bool {
+	// Anchor on the term with the fewest positions.
+	a := 0
+	for j := range slots {
+		if len(pos[slots[j]]) < len(pos[slots[a]]) {
+			a = j
+		}
+	}
+	found := false
+	next := make([]int, 0, 8)[:0]
+	for range slots {
+		next = append(next, 0)
+	}
+	for _, pa := range pos[slots[a]] {
+		start := int(pa) - offsets[a]
+		if start < 0 {
 			continue
 		}
 		ok := true
-		for j := 1; j < len(ph.Terms) && ok; j++ {
-			ok = termAtPos(toks, i, t.Pos+ph.Offsets[j]) == ph.Terms[j]
+		for j, sl := range slots {
+			if j == a {
+				continue
+			}
+			want, ps := uint32(start+offsets[j]), pos[sl]
+			k := next[j]
+			for k < len(ps) && ps[k] < want {
+				k++
+			}
+			next[j] = k
+			if k == len(ps) || ps[k] != want {
+				ok = false
+				break
+			}
 		}
-		if ok {
+		if !ok {
+			continue
+		}
+		if at == nil {
 			return true
 		}
+		found = true
+		*at = append(*at, uint32(start))
 	}
-	return false
+	return found
 }
 
-// termAtPos finds the term at position pos, searching forward from toks[from]
-// (positions increase with the index and a position holds one token).
-func termAtPos(toks []tokenize.Token, from, pos int) string {
-	for k := from; k < len(toks) && toks[k].Pos <= pos; k++ {
-		if toks[k].Pos == pos {
-			return toks[k].Term
-		}
+// phraseReader checks phrases from a segment's positions for an evaluator
+// without a plan (the inverted engine).
+type phraseReader struct {
+	r     *index.PositionReader
+	ids   []index.TermID
+	slots []int
+	pos   [][]uint32
+}
+
+// check reports whether document doc of seg holds the phrase whose term j
+// has the termID ids[j] and the offset offsets[j].
+func (pr *phraseReader) check(seg *index.Segment, doc int, ids []index.TermID, offsets []int) (bool, error) {
+	if pr.r == nil || pr.r.Segment() != seg {
+		pr.r = seg.NewPositionReader()
 	}
-	return ""
+	pr.ids = append(pr.ids[:0], ids...)
+	slices.Sort(pr.ids)
+	pr.ids = slices.Compact(pr.ids)
+	pr.slots = pr.slots[:0]
+	for _, id := range ids {
+		i, _ := slices.BinarySearch(pr.ids, id)
+		pr.slots = append(pr.slots, i)
+	}
+	pr.pos = slices.Grow(pr.pos[:0], len(pr.ids))[:len(pr.ids)]
+	if err := pr.r.Read(doc, pr.ids, pr.pos); err != nil {
+		return false, err
+	}
+	return phraseAt(pr.pos, pr.slots, offsets, nil), nil
 }

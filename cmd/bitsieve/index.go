@@ -49,6 +49,7 @@ func runIndex(args []string, stdout, stderr io.Writer) int {
 	snr := fs.Float64("snr", def.SNR, "signature parameter: a term's expected false positives are at most df/SNR (more shared rows for rarer terms)")
 	listDensity := fs.Float64("list-density", def.ListDensity, "signature parameter: a term in fewer than this fraction of a segment's documents is stored as an exact list of them (0: no lists; segments over 65,536 documents have none)")
 	rank := fs.Int("rank", def.Rank, "signature parameter: the higher rank of shared rows, 3 to 6 (a bit per 2^rank documents; 0: rank-0 rows only)")
+	pairK := fs.Int("pair-rows", def.PairK, "signature parameter: shared rows of each pair of adjacent common words, which phrases match on (0: no pairs)")
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
@@ -70,9 +71,9 @@ func runIndex(args []string, stdout, stderr io.Writer) int {
 			return fail(stderr, "--watch follows one directory; give exactly one")
 		}
 	}
-	params := index.Params{Density: *density, SNR: *snr, KMin: def.KMin, KMax: def.KMax, ListDensity: *listDensity, Rank: *rank}
+	params := index.Params{Density: *density, SNR: *snr, KMin: def.KMin, KMax: def.KMax, ListDensity: *listDensity, Rank: *rank, PairK: *pairK}
 	if err := params.Validate(); err != nil {
-		return fail(stderr, "bad --density, --snr, --list-density or --rank: %v", strings.TrimPrefix(err.Error(), "index: "))
+		return fail(stderr, "bad --density, --snr, --list-density, --rank or --pair-rows: %v", strings.TrimPrefix(err.Error(), "index: "))
 	}
 	if *dir == "" {
 		*dir = defaultIndexDir()

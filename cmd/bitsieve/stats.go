@@ -54,7 +54,8 @@ func runStats(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stdout, "index %s (analyzer %s, generation %d)\n", ix.Dir(), st.Analyzer, st.Generation)
 	fmt.Fprintf(stdout, "%d documents in %d segments, %d postings, %s\n", st.Docs, len(st.Segments), st.Postings, humanBytes(st.Bytes))
 	fmt.Fprintf(stdout, "lexicon: %d words in %s\n", st.Words, humanBytes(st.Sections["lexicon"]))
-	fmt.Fprintf(stdout, "signature: %.1f bits per posting (%s of rows, %s of lists)\n", st.BitsPerPost, humanBytes(st.RowBits/8), humanBytes(st.ListBits/8))
+	fmt.Fprintf(stdout, "signature: %.1f bits per posting (%s of rows, %s of lists; the rows also hold %d word pair postings)\n", st.BitsPerPost, humanBytes(st.RowBits/8), humanBytes(st.ListBits/8), st.PairPostings)
+	fmt.Fprintf(stdout, "positions: %s, %.1f bits per token (%d tokens)\n", humanBytes(st.Sections["positions"]), 8*float64(st.Sections["positions"])/float64(max(1, st.Tokens)), st.Tokens)
 	pct := func(n int64) float64 { return 100 * float64(n) / float64(max(1, st.Postings)) }
 	fmt.Fprintf(stdout, "postings: %.1f%% in private rows, %.1f%% in shared rows, %.1f%% in lists\n\n", pct(st.PrivatePostings), pct(st.SharedPostings), pct(st.ListPostings))
 	tw := tabwriter.NewWriter(stdout, 2, 8, 2, ' ', tabwriter.AlignRight)
@@ -74,7 +75,7 @@ func runStats(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintln(stdout, "\nbytes by section:")
 	tw = tabwriter.NewWriter(stdout, 2, 8, 2, ' ', tabwriter.AlignRight)
-	for _, name := range []string{"lexicon", "params", "rows", "rowstats", "lists", "forward", "docs", "blocks", "store"} {
+	for _, name := range []string{"lexicon", "params", "rows", "rowstats", "lists", "forward", "positions", "docs", "blocks", "store"} {
 		fmt.Fprintf(tw, "  %s\t%s\t%.1f%%\t\n", name, humanBytes(st.Sections[name]), 100*float64(st.Sections[name])/float64(max(1, st.Bytes)))
 	}
 	tw.Flush()

@@ -22,7 +22,7 @@ func TestIndexParamsFlags(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ix.Close()
-	want := index.Params{Density: 0.2, SNR: 5, KMin: index.DefaultParams.KMin, KMax: index.DefaultParams.KMax, Rank: index.DefaultParams.Rank}
+	want := index.Params{Density: 0.2, SNR: 5, KMin: index.DefaultParams.KMin, KMax: index.DefaultParams.KMax, Rank: index.DefaultParams.Rank, PairK: index.DefaultParams.PairK}
 	for _, s := range ix.Segments() {
 		if s.Params() != want {
 			t.Fatalf("segment %s: params %+v, want %+v", s.Name(), s.Params(), want)

@@ -1,0 +1,484 @@
+package index
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math/bits"
+	"slices"
+)
+
+// Positions. Every document keeps where each of its terms occurs: phrases
+// are verified from them and snippets are placed by them, so a query never
+// analyzes stored text to decide a match. Positions count every word the
+// analyzer segments, stop words and over-long words too, which are not
+// tokens themselves.
+//
+// Entry of a document (section 11):
+//
+//	uvarint K                  kept tokens (the document's BM25 length)
+//	uvarint M                  bytes of the marks that follow
+//	ceil(K/32) marks           uvarint position, uvarint byte offset in the
+//	                           text, of kept token 32c, each minus those of
+//	                           the previous mark (the first from 0)
+//	for each term of the document's forward entry, in its (termID) order:
+//	  uvarint L                bytes of the term's list
+//	  tf uvarints              its positions, ascending: the first, then
+//	                           each minus the previous one minus 1
+//
+// A phrase reads the lists of its terms only: their termIDs are small when
+// they are common (termIDs are in descending df order), so the lists of
+// common words come first and the rest of the entry is never read. The
+// marks let a snippet analyze the text from a nearby token instead of from
+// the start: analysis from mark c's offset finds that token first, at its
+// position.
+
+// MarkStride is the number of kept tokens between two marks of a positions
+// entry.
+const MarkStride = 32
+
+// appendPositionsEntry encodes a document's tokens, given in text order by
+// their term's index in the forward entry (locals, below distinct) and
+// position, with the byte offset of every MarkStride-th token, as an entry.
+func appendPositionsEntry(dst []byte, locals, positions, offsets []uint32, distinct int) []byte {
+	dst = binary.AppendUvarint(dst, uint64(len(locals)))
+	var marks []byte
+	prevPos, prevOff := uint32(0), uint32(0)
+	for c, off := range offsets {
+		p := positions[c*MarkStride]
+		marks = binary.AppendUvarint(marks, uint64(p-prevPos))
+		marks = binary.AppendUvarint(marks, uint64(off-prevOff))
+		prevPos, prevOff = p, off
+	}
+	dst = binary.AppendUvarint(dst, uint64(len(marks)))
+	dst = append(dst, marks...)
+	// Group the positions by term (a counting sort keeps each ascending).
+	start := make([]int, distinct+1)
+	for _, l := range locals {
+		start[l+1]++
+	}
+	for i := 1; i <= distinct; i++ {
+		start[i] += start[i-1]
+	}
+	byTerm := make([]uint32, len(locals))
+	fill := slices.Clone(start[:distinct])
+	for i, l := range locals {
+		byTerm[fill[l]] = positions[i]
+		fill[l]++
+	}
+	var list []byte
+	for t := 0; t < distinct; t++ {
+		list = list[:0]
+		for i, p := range byTerm[start[t]:start[t+1]] {
+			if i == 0 {
+				list = binary.AppendUvarint(list, uint64(p))
+			} else {
+				list = binary.AppendUvarint(list, uint64(p-byTerm[start[t]+i-1]-1))
+			}
+		}
+		dst = binary.AppendUvarint(dst, uint64(len(list)))
+		dst = append(dst, list...)
+	}
+	return dst
+}
+
+// positionsHeader parses an entry's token count and marks.
+func positionsHeader(e []byte) (k uint64, marks, lists []byte, ok bool) {
+	k, n := binary.Uvarint(e)
+	if n <= 0 || k > 1<<31 {
+		return 0, nil, nil, false
+	}
+	e = e[n:]
+	m, n := binary.Uvarint(e)
+	if n <= 0 || m > uint64(len(e)-n) {
+		return 0, nil, nil, false
+	}
+	e = e[n:]
+	return k, e[:m], e[m:], true
+}
+
+// appendList decodes one term's position list, appending to dst.
+func appendPositions(dst []uint32, list []byte) ([]uint32, bool) {
+	p := uint64(0)
+	for i := 0; len(list) > 0; i++ {
+		var d uint64
+		if list[0] < 0x80 {
+			d, list = uint64(list[0]), list[1:]
+		} else {
+			var n int
+			if d, n = binary.Uvarint(list); n <= 0 {
+				return dst, false
+			}
+			list = list[n:]
+		}
+		if i > 0 {
+			d += p + 1
+		}
+		if d > 1<<31 {
+			return dst, false
+		}
+		p = d
+		dst = append(dst, uint32(p))
+	}
+	return dst, true
+}
+
+// nextList splits the next term's list off lists.
+func nextList(lists []byte) (list, rest []byte, ok bool) {
+	l, n := binary.Uvarint(lists)
+	if n <= 0 || l > uint64(len(lists)-n) {
+		return nil, nil, false
+	}
+	return lists[n : n+int(l)], lists[n+int(l):], true
+}
+
+// decodePositionsEntry decodes a whole entry of a document with distinct
+// terms back into its tokens in text order (their term's index in the
+// forward entry, and position) and its marks' byte offsets, appended to
+// locals, positions and offsets. It checks what the format promises: a
+// position holds one token, K tokens in all, and each mark is at the
+// position of its token.
+func decodePositionsEntry(e []byte, distinct int, locals, positions, offsets []uint32) ([]uint32, []uint32, []uint32, error) {
+	k, marks, lists, ok := positionsHeader(e)
+	if !ok {
+		return locals, positions, offsets, fmt.Errorf("its header does not decode")
+	}
+	type tok struct{ pos, local uint32 }
+	toks := make([]tok, 0, k)
+	var buf []uint32
+	for t := 0; t < distinct; t++ {
+		var list []byte
+		if list, lists, ok = nextList(lists); !ok {
+			return locals, positions, offsets, fmt.Errorf("the list of its term %d does not decode", t)
+		}
+		if buf, ok = appendPositions(buf[:0], list); !ok {
+			return locals, positions, offsets, fmt.Errorf("the positions of its term %d do not decode", t)
+		}
+		for _, p := range buf {
+			toks = append(toks, tok{p, uint32(t)})
+		}
+	}
+	if len(lists) != 0 || uint64(len(toks)) != k {
+		return locals, positions, offsets, fmt.Errorf("it holds %d tokens and %d bytes more, its count says %d", len(toks), len(lists), k)
+	}
+	slices.SortFunc(toks, func(a, b tok) int { return int(a.pos) - int(b.pos) })
+	for i, t := range toks {
+		if i > 0 && t.pos == toks[i-1].pos {
+			return locals, positions, offsets, fmt.Errorf("two tokens at position %d", t.pos)
+		}
+		locals = append(locals, t.local)
+		positions = append(positions, t.pos)
+	}
+	pos, off := uint64(0), uint64(0)
+	for c := 0; c < int(k+MarkStride-1)/MarkStride; c++ {
+		dp, n1 := binary.Uvarint(marks)
+		if n1 <= 0 {
+			return locals, positions, offsets, fmt.Errorf("mark %d does not decode", c)
+		}
+		do, n2 := binary.Uvarint(marks[n1:])
+		if n2 <= 0 {
+			return locals, positions, offsets, fmt.Errorf("mark %d does not decode", c)
+		}
+		marks = marks[n1+n2:]
+		pos, off = pos+dp, off+do
+		if pos != uint64(toks[c*MarkStride].pos) || off > 1<<32-1 {
+			return locals, positions, offsets, fmt.Errorf("mark %d is at position %d, its token at %d", c, pos, toks[c*MarkStride].pos)
+		}
+		offsets = append(offsets, uint32(off))
+	}
+	if len(marks) != 0 {
+		return locals, positions, offsets, fmt.Errorf("%d bytes follow its marks", len(marks))
+	}
+	return locals, positions, offsets, nil
+}
+
+// PositionReader reads documents' positions from one segment. It keeps
+// scratch memory, so it is not safe for concurrent use.
+type PositionReader struct {
+	seg   *Segment
+	want  []int32 // slots of the ids being read, by the local index found for each
+	local []int32
+	mpos  []uint32
+	moff  []uint32
+}
+
+// NewPositionReader returns a reader of the segment's positions.
+func (s *Segment) NewPositionReader() *PositionReader { return &PositionReader{seg: s} }
+
+// Segment is the segment r reads.
+func (r *PositionReader) Segment() *Segment { return r.seg }
+
+// Read fills pos[i] with the positions (ascending) of the term ids[i] in
+// document doc; ids must be sorted ascending and pos as long as ids. A term
+// the document lacks gets no positions. Only the lists of the terms asked
+// for, and those before them, are read.
+func (r *PositionReader) Read(doc int, ids []TermID, pos [][]uint32) error {
+	s := r.seg
+	for i := range pos {
+		pos[i] = pos[i][:0]
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	// The local index of each id: its rank in the document's forward entry.
+	b := s.fwd[s.fwdOff[doc]:s.fwdOff[doc+1]]
+	cnt, k := binary.Uvarint(b)
+	if k <= 0 || cnt > uint64(len(b)) {
+		return s.badForward(doc)
+	}
+	b = b[k:]
+	r.local, r.want = r.local[:0], r.want[:0]
+	id, j, last := uint64(0), 0, uint64(ids[len(ids)-1])
+	for i := 0; i < int(cnt); i++ {
+		d, k1 := binary.Uvarint(b)
+		if k1 <= 0 {
+			return s.badForward(doc)
+		}
+		_, k2 := binary.Uvarint(b[k1:])
+		if k2 <= 0 {
+			return s.badForward(doc)
+		}
+		b = b[k1+k2:]
+		id += d
+		for j < len(ids) && uint64(ids[j]) < id {
+			j++
+		}
+		if j < len(ids) && uint64(ids[j]) == id {
+			r.local, r.want = append(r.local, int32(i)), append(r.want, int32(j))
+		}
+		if id >= last {
+			break
+		}
+	}
+	if len(r.local) == 0 {
+		return nil
+	}
+	_, _, lists, ok := positionsHeader(s.pos[s.posOff[doc]:s.posOff[doc+1]])
+	if !ok {
+		return s.badPositions(doc, "its header does not decode")
+	}
+	t := int32(0)
+	for i, want := range r.local {
+		var list []byte
+		for ; t <= want; t++ {
+			if list, lists, ok = nextList(lists); !ok {
+				return s.badPositions(doc, fmt.Sprintf("the list of its term %d does not decode", t))
+			}
+		}
+		sl := r.want[i]
+		if pos[sl], ok = appendPositions(pos[sl], list); !ok {
+			return s.badPositions(doc, fmt.Sprintf("the positions of its term %d do not decode", want))
+		}
+	}
+	return nil
+}
+
+// ReadMarks reads the marks of document doc (Mark).
+func (r *PositionReader) ReadMarks(doc int) error {
+	s := r.seg
+	k, marks, _, ok := positionsHeader(s.pos[s.posOff[doc]:s.posOff[doc+1]])
+	if !ok {
+		return s.badPositions(doc, "its header does not decode")
+	}
+	r.mpos, r.moff = r.mpos[:0], r.moff[:0]
+	pos, off := uint64(0), uint64(0)
+	for c := uint64(0); c < (k+MarkStride-1)/MarkStride; c++ {
+		dp, n1 := binary.Uvarint(marks)
+		if n1 <= 0 {
+			return s.badPositions(doc, fmt.Sprintf("mark %d does not decode", c))
+		}
+		do, n2 := binary.Uvarint(marks[n1:])
+		if n2 <= 0 || pos+dp > 1<<31 || off+do > 1<<32-1 {
+			return s.badPositions(doc, fmt.Sprintf("mark %d does not decode", c))
+		}
+		marks = marks[n1+n2:]
+		pos, off = pos+dp, off+do
+		r.mpos, r.moff = append(r.mpos, uint32(pos)), append(r.moff, uint32(off))
+	}
+	return nil
+}
+
+// Marks is the number of marks of the document last given to ReadMarks.
+func (r *PositionReader) Marks() int { return len(r.mpos) }
+
+// Mark returns mark c of the document last given to ReadMarks: the byte
+// offset in its text of kept token c·MarkStride, and that token's position.
+// Analysis of the text from that offset finds the token first.
+func (r *PositionReader) Mark(c int) (offset, pos int) { return int(r.moff[c]), int(r.mpos[c]) }
+
+func (s *Segment) badPositions(doc int, detail string) error {
+	return &CorruptError{File: s.name, Section: "positions", Detail: fmt.Sprintf("entry of document %d: %s", doc, detail)}
+}
+
+// A document waiting in a writer's buffer keeps its tokens as a stream, in
+// text order, each naming its term by its index in the document's terms
+// (sorted by term, as analyzedDoc.terms): uvarint K, ceil(K/32) uvarint
+// byte offsets of every 32nd token (each minus the previous), then per
+// token uvarint(local<<1 | g), followed by uvarint(gap) when g is 1 (gap:
+// positions skipped before the token, from −1). buildSegment turns it into
+// an entry.
+
+// appendTokens encodes tokens (local, position) in text order, with the
+// byte offsets of every MarkStride-th token, as a stream.
+func appendTokens(dst []byte, locals, positions, offsets []uint32) []byte {
+	dst = binary.AppendUvarint(dst, uint64(len(locals)))
+	prev := uint32(0)
+	for _, m := range offsets {
+		dst = binary.AppendUvarint(dst, uint64(m-prev))
+		prev = m
+	}
+	last := -1
+	for i, l := range locals {
+		gap := int(positions[i]) - last - 1
+		if gap == 0 {
+			dst = binary.AppendUvarint(dst, uint64(l)<<1)
+		} else {
+			dst = binary.AppendUvarint(dst, uint64(l)<<1|1)
+			dst = binary.AppendUvarint(dst, uint64(gap))
+		}
+		last = int(positions[i])
+	}
+	return dst
+}
+
+// decodeTokens decodes a stream of tokens naming terms below distinct,
+// appending to locals, positions and offsets.
+func decodeTokens(b []byte, distinct int, locals, positions, offsets []uint32) ([]uint32, []uint32, []uint32, error) {
+	bad := fmt.Errorf("a token stream does not decode")
+	k, n := binary.Uvarint(b)
+	if n <= 0 || k > uint64(len(b)) {
+		return locals, positions, offsets, bad
+	}
+	b = b[n:]
+	off := uint64(0)
+	for c := uint64(0); c < (k+MarkStride-1)/MarkStride; c++ {
+		d, n := binary.Uvarint(b)
+		if n <= 0 {
+			return locals, positions, offsets, bad
+		}
+		off += d
+		offsets = append(offsets, uint32(off))
+		b = b[n:]
+	}
+	pos := -1
+	for i := uint64(0); i < k; i++ {
+		v, n := binary.Uvarint(b)
+		if n <= 0 || v>>1 >= uint64(distinct) {
+			return locals, positions, offsets, bad
+		}
+		b = b[n:]
+		gap := uint64(0)
+		if v&1 != 0 {
+			if gap, n = binary.Uvarint(b); n <= 0 {
+				return locals, positions, offsets, bad
+			}
+			b = b[n:]
+		}
+		pos += 1 + int(gap)
+		locals = append(locals, uint32(v>>1))
+		positions = append(positions, uint32(pos))
+	}
+	if len(b) != 0 {
+		return locals, positions, offsets, bad
+	}
+	return locals, positions, offsets, nil
+}
+
+// pairHash is the hash of the word pair (a, b), a directly followed by b,
+// from the hashes of its words: splitmix64 (rankHash) of a rotated by 32
+// bits, XOR b. Pairs are signature terms of their own (see Params.PairK).
+func pairHash(a, b uint64) uint64 { return rankHash(bits.RotateLeft64(a, 32) ^ b) }
+
+// PairHash is pairHash for the query planner: the hash of the pair of words
+// with hashes a and b (tokenize.Hash), a directly before b.
+func PairHash(a, b uint64) uint64 { return pairHash(a, b) }
+
+// PairRows appends to dst the shared rows of the word pair of hash h
+// (PairHash), or nothing when the segment indexes no pairs. Pairs are only
+// indexed where both words have private rows (PairsIndexed).
+func (s *Segment) PairRows(dst []int, h uint64) []int {
+	if s.hdr.PairK == 0 {
+		return dst
+	}
+	return termRows(dst, h, s.hdr.PairK, 0, 1+s.hdr.PrivateRows, s.hdr.SharedRows, s.hdr.HighRows)
+}
+
+// PairsIndexed reports whether the segment set the pair rows of two words
+// with these treatments: it indexes pairs, and both words have private rows.
+func (s *Segment) PairsIndexed(a, b Treatment) bool {
+	return s.hdr.PairK > 0 && a.Private && b.Private
+}
+
+// pairSet finds the word pairs of the documents of a segment being built:
+// two kept tokens at consecutive positions whose terms both have private
+// rows.
+type pairSet struct {
+	docs     []*analyzedDoc
+	docStart []int
+	docLi    []int32
+	hashOf   []uint64 // by local index: the term's hash, when it has a private row
+	private  []bool   // by local index
+	k        int
+
+	hashes            []uint64
+	locals, positions []uint32
+	marks             []uint32
+}
+
+func newPairSet(docs []*analyzedDoc, docStart []int, docLi []int32, terms []string, idOf, treat []uint32, k int) *pairSet {
+	ps := &pairSet{docs: docs, docStart: docStart, docLi: docLi, k: k}
+	if k == 0 {
+		return ps
+	}
+	ps.hashOf = make([]uint64, len(terms))
+	ps.private = make([]bool, len(terms))
+	for li, t := range terms {
+		if treat[idOf[li]]&privateFlag != 0 {
+			ps.private[li] = true
+			ps.hashOf[li] = termHash(t)
+		}
+	}
+	return ps
+}
+
+// of returns the distinct pair hashes of document doc, sorted.
+func (ps *pairSet) of(doc int) []uint64 {
+	ps.hashes = ps.hashes[:0]
+	if ps.k == 0 {
+		return nil
+	}
+	d := ps.docs[doc]
+	li := ps.docLi[ps.docStart[doc]:ps.docStart[doc+1]]
+	// The entry was encoded by the writer from the document's own terms; a
+	// failure here would be a bug, caught when buildSegment decodes it.
+	ps.locals, ps.positions, ps.marks, _ = decodeTokens(d.pos, len(li), ps.locals[:0], ps.positions[:0], ps.marks[:0])
+	for i := 1; i < len(ps.locals); i++ {
+		a, b := li[ps.locals[i-1]], li[ps.locals[i]]
+		if ps.positions[i] == ps.positions[i-1]+1 && ps.private[a] && ps.private[b] {
+			ps.hashes = append(ps.hashes, pairHash(ps.hashOf[a], ps.hashOf[b]))
+		}
+	}
+	slices.Sort(ps.hashes)
+	return slices.Compact(ps.hashes)
+}
+
+// count returns the number of (document, pair) postings and the pairs of
+// each document (nil without pairs).
+func (ps *pairSet) count() (int64, []int32) {
+	if ps.k == 0 {
+		return 0, nil
+	}
+	per := make([]int32, len(ps.docs))
+	var total int64
+	for doc := range ps.docs {
+		per[doc] = int32(len(ps.of(doc)))
+		total += int64(per[doc])
+	}
+	return total, per
+}
+
+// each calls fn with every distinct pair hash of document doc.
+func (ps *pairSet) each(doc int, fn func(h uint64)) {
+	for _, h := range ps.of(doc) {
+		fn(h)
+	}
+}
