@@ -43,7 +43,7 @@ type htmlData struct {
 
 func (r *Report) classesWithData() []string {
 	var out []string
-	for _, c := range append(append([]string{Overall}, TermsClasses...), DFClasses...) {
+	for _, c := range r.classes() {
 		if r.LatencyOf(ModeMatch, 1, c, Signature).N > 0 {
 			out = append(out, c)
 		}

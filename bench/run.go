@@ -522,12 +522,15 @@ func runClients(ctx context.Context, e *query.Searcher, qs []*perQuery, threads 
 
 // summarize aggregates per-query measurements by class.
 func (r *Report) summarize(qs []*perQuery, modes []string) {
-	classes := append(append([]string{Overall}, TermsClasses...), DFClasses...)
-	in := func(p *perQuery, class string) bool {
-		return class == Overall || p.q.TermsClass() == class || p.q.DFClass() == class
-	}
 	for _, q := range qs {
 		r.addSource(q.q.Source)
+	}
+	classes := r.classes()
+	in := func(p *perQuery, class string) bool {
+		if src, ok := strings.CutPrefix(class, SourceClass); ok {
+			return p.q.Source == src
+		}
+		return class == Overall || p.q.TermsClass() == class || p.q.DFClass() == class
 	}
 	for mi, mode := range modes {
 		for ti, threads := range r.Threads {
@@ -624,6 +627,22 @@ func (r *Report) addSource(name string) {
 		}
 	}
 	r.Queries.Sources = append(r.Queries.Sources, SourceCount{Name: name, Queries: 1})
+}
+
+// SourceClass prefixes the class of the queries of one query file, which a
+// report has when its queries came from more than one.
+const SourceClass = "file "
+
+// classes are the report's query classes, in order: all, by terms, by df,
+// and by query file when there are several.
+func (r *Report) classes() []string {
+	classes := append(append([]string{Overall}, TermsClasses...), DFClasses...)
+	if len(r.Queries.Sources) > 1 {
+		for _, src := range r.Queries.Sources {
+			classes = append(classes, SourceClass+src.Name)
+		}
+	}
+	return classes
 }
 
 // LatencyOf finds a latency summary (zero when absent).

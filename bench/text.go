@@ -102,7 +102,7 @@ func (r *Report) writeText(w io.Writer) {
 	tw.Flush()
 	fmt.Fprintln(w)
 
-	classes := append(append([]string{Overall}, TermsClasses...), DFClasses...)
+	classes := r.classes()
 	for _, mode := range []string{ModeMatch, ModeTop10} {
 		for _, th := range r.Threads {
 			what := "match (exact set, counted)"

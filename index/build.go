@@ -273,7 +273,7 @@ func buildSegment(w io.Writer, docs []*analyzedDoc, p Params, class int) (segmen
 	type idtf struct{ id, tf, at uint32 }
 	var ids []idtf
 	var rank0 []int
-	var perm, locals, positions, marks []uint32
+	var perm, locals, positions, marks, listOff, sortedIDs, sortedTFs []uint32
 	for doc, d := range docs {
 		sig.set(doc, 0)
 		ids = ids[:0]
@@ -290,16 +290,12 @@ func buildSegment(w io.Writer, docs []*analyzedDoc, p Params, class int) (segmen
 			}
 		}
 		slices.SortFunc(ids, func(a, b idtf) int { return int(a.id) - int(b.id) })
-		fwd = binary.AppendUvarint(fwd, uint64(len(ids)))
-		prev := uint32(0)
 		perm = slices.Grow(perm[:0], len(ids))[:len(ids)]
+		sortedIDs, sortedTFs = sortedIDs[:0], sortedTFs[:0]
 		for i, x := range ids {
-			fwd = binary.AppendUvarint(fwd, uint64(x.id-prev))
-			fwd = binary.AppendUvarint(fwd, uint64(x.tf))
-			prev = x.id
 			perm[x.at] = uint32(i)
+			sortedIDs, sortedTFs = append(sortedIDs, x.id), append(sortedTFs, x.tf)
 		}
-		fwdOff[doc+1] = uint64(len(fwd))
 		tokens += int64(d.tokens)
 
 		var err error
@@ -309,8 +305,11 @@ func buildSegment(w io.Writer, docs []*analyzedDoc, p Params, class int) (segmen
 		for i, l := range locals {
 			locals[i] = perm[l]
 		}
-		posBytes = appendPositionsEntry(posBytes, locals, positions, marks, len(ids))
+		listOff = slices.Grow(listOff[:0], len(ids))[:len(ids)]
+		posBytes = appendPositionsEntry(posBytes, locals, positions, marks, len(ids), listOff)
 		posOff[doc+1] = uint64(len(posBytes))
+		fwd = appendForwardEntry(fwd, sortedIDs, sortedTFs, listOff)
+		fwdOff[doc+1] = uint64(len(fwd))
 
 		pairs.each(doc, func(h uint64) {
 			rank0 = termRows(rank0[:0], h, p.PairK, 0, 1+private, m0, mh)

@@ -1,6 +1,7 @@
 package index
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -20,8 +21,9 @@ type CheckReport struct {
 
 // Check validates everything an index directory holds: the manifest, every
 // section checksum (the store included), and the invariants a search relies
-// on — above all that every term of every document has all of its rows set
-// for that document, so the signature can never drop a true hit. It also
+// on — above all that every term and word pair of every document has all of
+// its rows set for that document, so the signature can never drop a true
+// hit, and that its positions agree with its forward entry. It also
 // decompresses every stored text and compares it with its hash.
 func Check(dir string) (*CheckReport, error) {
 	m, err := readManifest(dir)
@@ -279,6 +281,22 @@ func (s *Segment) checkPositions(terms []string, bad func(sec, format string, a 
 		if locals, positions, marks, err = decodePositionsEntry(e, len(post), locals[:0], positions[:0], marks[:0]); err != nil {
 			probs = append(probs, s.badPositions(d, err.Error()))
 			continue
+		}
+		if c, err := s.forwardCursor(d); err == nil {
+			// Each skip of the forward entry leads to its term's list.
+			_, _, lists, _ := positionsHeader(e)
+			off, t := 0, 0
+			for c.readSkip() {
+				for ; t < c.nTerm; t++ {
+					l, n := binary.Uvarint(lists[off:])
+					off += n + int(l)
+				}
+				if c.nPos != uint64(off) {
+					bad("forward", "document %d: the skip to term %d gives its list at %d, not %d", d, c.nTerm, c.nPos, off)
+					break
+				}
+				c.peeked = false
+			}
 		}
 		info := s.Doc(d)
 		if len(locals) != info.Tokens {

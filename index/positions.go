@@ -39,7 +39,9 @@ const MarkStride = 32
 // appendPositionsEntry encodes a document's tokens, given in text order by
 // their term's index in the forward entry (locals, below distinct) and
 // position, with the byte offset of every MarkStride-th token, as an entry.
-func appendPositionsEntry(dst []byte, locals, positions, offsets []uint32, distinct int) []byte {
+// It sets listOff[t] (len(listOff) ≥ distinct) to the offset of term t's
+// list from the first list, for the forward entry's skips.
+func appendPositionsEntry(dst []byte, locals, positions, offsets []uint32, distinct int, listOff []uint32) []byte {
 	dst = binary.AppendUvarint(dst, uint64(len(locals)))
 	var marks []byte
 	prevPos, prevOff := uint32(0), uint32(0)
@@ -66,7 +68,9 @@ func appendPositionsEntry(dst []byte, locals, positions, offsets []uint32, disti
 		fill[l]++
 	}
 	var list []byte
+	first := len(dst)
 	for t := 0; t < distinct; t++ {
+		listOff[t] = uint32(len(dst) - first)
 		list = list[:0]
 		for i, p := range byTerm[start[t]:start[t+1]] {
 			if i == 0 {
@@ -124,6 +128,12 @@ func appendPositions(dst []uint32, list []byte) ([]uint32, bool) {
 
 // nextList splits the next term's list off lists.
 func nextList(lists []byte) (list, rest []byte, ok bool) {
+	if len(lists) > 0 && lists[0] < 0x80 {
+		if l := int(lists[0]); l < len(lists) {
+			return lists[1 : 1+l], lists[1+l:], true
+		}
+		return nil, nil, false
+	}
 	l, n := binary.Uvarint(lists)
 	if n <= 0 || l > uint64(len(lists)-n) {
 		return nil, nil, false
@@ -194,11 +204,9 @@ func decodePositionsEntry(e []byte, distinct int, locals, positions, offsets []u
 // PositionReader reads documents' positions from one segment. It keeps
 // scratch memory, so it is not safe for concurrent use.
 type PositionReader struct {
-	seg   *Segment
-	want  []int32 // slots of the ids being read, by the local index found for each
-	local []int32
-	mpos  []uint32
-	moff  []uint32
+	seg  *Segment
+	mpos []uint32
+	moff []uint32
 }
 
 // NewPositionReader returns a reader of the segment's positions.
@@ -208,9 +216,9 @@ func (s *Segment) NewPositionReader() *PositionReader { return &PositionReader{s
 func (r *PositionReader) Segment() *Segment { return r.seg }
 
 // Read fills pos[i] with the positions (ascending) of the term ids[i] in
-// document doc; ids must be sorted ascending and pos as long as ids. A term
-// the document lacks gets no positions. Only the lists of the terms asked
-// for, and those before them, are read.
+// document doc; ids must be strictly ascending and pos as long as ids. A
+// term the document lacks gets no positions. The forward entry's skips lead
+// to each term and to its list, so only a few lists before each are passed.
 func (r *PositionReader) Read(doc int, ids []TermID, pos [][]uint32) error {
 	s := r.seg
 	for i := range pos {
@@ -219,55 +227,38 @@ func (r *PositionReader) Read(doc int, ids []TermID, pos [][]uint32) error {
 	if len(ids) == 0 {
 		return nil
 	}
-	// The local index of each id: its rank in the document's forward entry.
-	b := s.fwd[s.fwdOff[doc]:s.fwdOff[doc+1]]
-	cnt, k := binary.Uvarint(b)
-	if k <= 0 || cnt > uint64(len(b)) {
-		return s.badForward(doc)
+	c, err := s.forwardCursor(doc)
+	if err != nil {
+		return err
 	}
-	b = b[k:]
-	r.local, r.want = r.local[:0], r.want[:0]
-	id, j, last := uint64(0), 0, uint64(ids[len(ids)-1])
-	for i := 0; i < int(cnt); i++ {
-		d, k1 := binary.Uvarint(b)
-		if k1 <= 0 {
-			return s.badForward(doc)
-		}
-		_, k2 := binary.Uvarint(b[k1:])
-		if k2 <= 0 {
-			return s.badForward(doc)
-		}
-		b = b[k1+k2:]
-		id += d
-		for j < len(ids) && uint64(ids[j]) < id {
-			j++
-		}
-		if j < len(ids) && uint64(ids[j]) == id {
-			r.local, r.want = append(r.local, int32(i)), append(r.want, int32(j))
-		}
-		if id >= last {
-			break
-		}
-	}
-	if len(r.local) == 0 {
-		return nil
-	}
-	_, _, lists, ok := positionsHeader(s.pos[s.posOff[doc]:s.posOff[doc+1]])
+	_, _, all, ok := positionsHeader(s.pos[s.posOff[doc]:s.posOff[doc+1]])
 	if !ok {
 		return s.badPositions(doc, "its header does not decode")
 	}
-	t := int32(0)
-	for i, want := range r.local {
+	lists, at := all, 0 // lists starts with the list of term at
+	for j, id := range ids {
+		if !c.seek(uint64(id)) {
+			continue
+		}
+		l := c.i - 1
+		if c.jumpTerm > at {
+			if c.jumpPos > uint64(len(all)) {
+				return s.badPositions(doc, fmt.Sprintf("the forward entry's skip to term %d lies past its lists", c.jumpTerm))
+			}
+			lists, at = all[c.jumpPos:], c.jumpTerm
+		}
 		var list []byte
-		for ; t <= want; t++ {
+		for ; at <= l; at++ {
 			if list, lists, ok = nextList(lists); !ok {
-				return s.badPositions(doc, fmt.Sprintf("the list of its term %d does not decode", t))
+				return s.badPositions(doc, fmt.Sprintf("the list of its term %d does not decode", at))
 			}
 		}
-		sl := r.want[i]
-		if pos[sl], ok = appendPositions(pos[sl], list); !ok {
-			return s.badPositions(doc, fmt.Sprintf("the positions of its term %d do not decode", want))
+		if pos[j], ok = appendPositions(pos[j], list); !ok {
+			return s.badPositions(doc, fmt.Sprintf("the positions of its term %d do not decode", l))
 		}
+	}
+	if c.bad {
+		return s.badForward(doc)
 	}
 	return nil
 }

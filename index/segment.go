@@ -463,42 +463,6 @@ func (s *Segment) TermRowsOf(dst []int, h uint64, t Treatment) []int {
 	return termRows(dst, h, t.K, t.KHigh, 1+s.hdr.PrivateRows, s.hdr.SharedRows, s.hdr.HighRows)
 }
 
-// Posting is one entry of a document's forward index.
-type Posting struct {
-	Term TermID
-	TF   uint32
-}
-
-// Forward appends document doc's forward entries (sorted by TermID) to dst.
-func (s *Segment) Forward(dst []Posting, doc int) ([]Posting, error) {
-	b := s.fwd[s.fwdOff[doc]:s.fwdOff[doc+1]]
-	bad := func() ([]Posting, error) {
-		return dst, &CorruptError{File: s.name, Section: "forward", Detail: fmt.Sprintf("entry of document %d does not decode", doc)}
-	}
-	n, k := binary.Uvarint(b)
-	if k <= 0 || n > uint64(len(b)) {
-		return bad()
-	}
-	b = b[k:]
-	id := uint64(0)
-	for i := uint64(0); i < n; i++ {
-		d, k1 := binary.Uvarint(b)
-		if k1 <= 0 {
-			return bad()
-		}
-		tf, k2 := binary.Uvarint(b[k1:])
-		if k2 <= 0 {
-			return bad()
-		}
-		b = b[k1+k2:]
-		id += d
-		if id >= uint64(s.hdr.Terms) || (i > 0 && d == 0) || tf > 1<<32-1 {
-			return bad()
-		}
-		dst = append(dst, Posting{TermID(id), uint32(tf)})
-	}
-	return dst, nil
-}
 
 // DocInfo describes one document of a segment.
 type DocInfo struct {
@@ -612,58 +576,6 @@ func popcount(row []uint64) int {
 		c += bits.OnesCount64(w)
 	}
 	return c
-}
-
-// ForwardLookup finds the frequencies of the terms ids (sorted ascending) in
-// document doc: tf[i] is the frequency of ids[i], 0 when absent. Because
-// termIDs are in descending-df order and the entry is sorted, decoding stops
-// as soon as it passes the last id: common terms are found after a few bytes.
-func (s *Segment) ForwardLookup(doc int, ids []TermID, tf []uint32) error {
-	clear(tf)
-	if len(ids) == 0 {
-		return nil
-	}
-	b := s.fwd[s.fwdOff[doc]:s.fwdOff[doc+1]]
-	n, k := binary.Uvarint(b)
-	if k <= 0 || n > uint64(len(b)) {
-		return s.badForward(doc)
-	}
-	b = b[k:]
-	id, j, last := uint64(0), 0, uint64(ids[len(ids)-1])
-	for i := uint64(0); i < n; i++ {
-		var d, f uint64
-		if len(b) >= 2 && b[0] < 0x80 && b[1] < 0x80 {
-			// Most entries are a one-byte delta and a one-byte frequency.
-			d, f, b = uint64(b[0]), uint64(b[1]), b[2:]
-		} else {
-			var k1, k2 int
-			if d, k1 = binary.Uvarint(b); k1 <= 0 {
-				return s.badForward(doc)
-			}
-			if f, k2 = binary.Uvarint(b[k1:]); k2 <= 0 || f > 1<<32-1 {
-				return s.badForward(doc)
-			}
-			b = b[k1+k2:]
-		}
-		id += d
-		for j < len(ids) && uint64(ids[j]) < id {
-			j++
-		}
-		if j == len(ids) {
-			return nil
-		}
-		if uint64(ids[j]) == id {
-			tf[j] = uint32(f)
-		}
-		if id >= last {
-			return nil
-		}
-	}
-	return nil
-}
-
-func (s *Segment) badForward(doc int) error {
-	return &CorruptError{File: s.name, Section: "forward", Detail: fmt.Sprintf("entry of document %d does not decode", doc)}
 }
 
 // SectionSize is the size of one section of a segment file.

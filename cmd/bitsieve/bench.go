@@ -39,7 +39,7 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	quiet := fs.Bool("quiet", false, "no progress lines on stderr")
 	render := fs.String("render", "", "render a report saved with --json (tables, or --report FILE.html) instead of running")
 	sweep := fs.String("sweep", "", "instead of the full benchmark, a parameter sweep: reseal the index with each `SPEC` set in turn and time both engines on it, 1 thread\n"+
-		"(sets separated by ';', each key=value pairs separated by ',': density, snr, list (list density, 0: no lists), kmin, kmax,\n"+
+		"(sets separated by ';', each key=value pairs separated by ',': density, snr, list (list density, 0: no lists), kmin, kmax, pairs (rows of each word pair, 0: none),\n"+
 		"order (kept, shuffled or minhash: the order of documents within segments);\n"+
 		"values are numbers or fractions like 1/64; keys left out take the defaults, and the defaults are always measured),\n"+
 		"e.g. 'density=0.1,snr=10,list=0;density=0.2,snr=5,list=1/64'")

@@ -1,0 +1,105 @@
+package index
+
+import (
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/bitsieve/bitsieve/tokenize"
+)
+
+// TestForwardAndPositions checks every document's forward entry and
+// positions, read through the skips, against its own re-analyzed text:
+// ForwardLookup and PositionReader.Read for random sets of terms (most
+// documents have more than one skip's worth of terms), the marks against
+// the tokens' offsets, and RebuildRows (word pairs included) against the
+// rows the writer set; then bitsieve check.
+func TestForwardAndPositions(t *testing.T) {
+	dir := t.TempDir()
+	docs := genDocs(600, 5)
+	buildIndex(t, dir, docs, WriterOptions{Capacity: 200})
+	ix, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	byKey := map[string][]byte{}
+	for _, d := range docs {
+		byKey[d.Key] = d.Text
+	}
+	a := tokenize.MustNew(ix.Analyzer())
+	r := rand.New(rand.NewPCG(1, 2))
+	skipped := 0
+	for _, s := range ix.Segments() {
+		if err := s.LoadTerms(); err != nil {
+			t.Fatal(err)
+		}
+		pr := s.NewPositionReader()
+		for d := 0; d < s.NumDocs(); d++ {
+			toks := a.Analyze(nil, byKey[s.DocKey(d)])
+			want := map[TermID][]uint32{}
+			for _, tok := range toks {
+				id, ok := s.Lookup(tok.Term)
+				if !ok {
+					t.Fatalf("%s: term %q is not in the dictionary", s.DocKey(d), tok.Term)
+				}
+				want[id] = append(want[id], uint32(tok.Pos))
+			}
+			if len(want) > forwardSkip {
+				skipped++
+			}
+			// A random set of terms, half of them absent from the document.
+			var ids []TermID
+			for len(ids) < 8 {
+				ids = append(ids, TermID(r.IntN(s.NumTerms())))
+			}
+			for id := range want {
+				if r.IntN(8) == 0 {
+					ids = append(ids, id)
+				}
+			}
+			slices.Sort(ids)
+			ids = slices.Compact(ids)
+			tf := make([]uint32, len(ids))
+			if err := s.ForwardLookup(d, ids, tf); err != nil {
+				t.Fatal(err)
+			}
+			pos := make([][]uint32, len(ids))
+			if err := pr.Read(d, ids, pos); err != nil {
+				t.Fatal(err)
+			}
+			for i, id := range ids {
+				if int(tf[i]) != len(want[id]) || !slices.Equal(pos[i], want[id]) {
+					t.Fatalf("%s term %d: tf %d positions %v, want %v", s.DocKey(d), id, tf[i], pos[i], want[id])
+				}
+			}
+			if err := pr.ReadMarks(d); err != nil {
+				t.Fatal(err)
+			}
+			if pr.Marks() != (len(toks)+MarkStride-1)/MarkStride {
+				t.Fatalf("%s: %d marks for %d tokens", s.DocKey(d), pr.Marks(), len(toks))
+			}
+			for c := 0; c < pr.Marks(); c++ {
+				if off, p := pr.Mark(c); off != toks[c*MarkStride].Start || p != toks[c*MarkStride].Pos {
+					t.Fatalf("%s: mark %d at %d (position %d), want %d (%d)", s.DocKey(d), c, off, p, toks[c*MarkStride].Start, toks[c*MarkStride].Pos)
+				}
+			}
+		}
+		pop, err := s.RebuildRows()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for row, n := range pop {
+			if int(n) != s.RowCount(row) {
+				t.Fatalf("%s: rebuilt row %d has %d bits, the segment's %d", s.Name(), row, n, s.RowCount(row))
+			}
+		}
+	}
+	if skipped < 50 {
+		t.Fatalf("only %d documents have skips", skipped)
+	}
+	rep, err := Check(dir)
+	if err != nil || len(rep.Problems) > 0 {
+		t.Fatal(err, rep.Problems)
+	}
+}
