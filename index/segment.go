@@ -463,7 +463,6 @@ func (s *Segment) TermRowsOf(dst []int, h uint64, t Treatment) []int {
 	return termRows(dst, h, t.K, t.KHigh, 1+s.hdr.PrivateRows, s.hdr.SharedRows, s.hdr.HighRows)
 }
 
-
 // DocInfo describes one document of a segment.
 type DocInfo struct {
 	Key      string
