@@ -274,6 +274,10 @@ func buildSegment(w io.Writer, docs []*analyzedDoc, p Params, class int) (segmen
 	var ids []idtf
 	var rank0 []int
 	var perm, locals, positions, marks, listOff, sortedIDs, sortedTFs []uint32
+	// Impacts of the term rows of rank 0 (impacts.go): by row, by block.
+	nb, firstHigh := blocksOf(n), 1+private+m0
+	impacts := make([]byte, 2*(private+m0)*nb)
+
 	for doc, d := range docs {
 		sig.set(doc, 0)
 		ids = ids[:0]
@@ -287,6 +291,10 @@ func buildSegment(w io.Writer, docs []*analyzedDoc, p Params, class int) (segmen
 			}
 			for _, r := range rowsOf[rowStart[id]:rowStart[id+1]] {
 				sig.set(doc, int(r))
+				if int(r) < firstHigh {
+					at := 2 * ((int(r)-1)*nb + doc/BlockDocs)
+					addImpact(impacts[at:at+2], int(t.tf), d.tokens)
+				}
 			}
 		}
 		slices.SortFunc(ids, func(a, b idtf) int { return int(a.id) - int(b.id) })
@@ -429,6 +437,7 @@ func buildSegment(w io.Writer, docs []*analyzedDoc, p Params, class int) (segmen
 		{secLists, [][]byte{lists}},
 		{secForward, [][]byte{wordsAsBytes(fwdOff), fwd}},
 		{secPositions, [][]byte{wordsAsBytes(posOff), posBytes}},
+		{secImpacts, [][]byte{impacts}},
 		{secDocs, [][]byte{recs, strs}},
 		{secBlocks, [][]byte{blocks}},
 		{secStore, [][]byte{store}},

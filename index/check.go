@@ -1,6 +1,7 @@
 package index
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -212,6 +213,8 @@ func (s *Segment) checkInvariants() []error {
 	df := make([]int, nt)
 	var post []Posting
 	var rows []int
+	impacts := make([]byte, len(s.impacts))
+	nb := blocksOf(n)
 	for d := 0; d < n; d++ {
 		var err error
 		post, err = s.Forward(post[:0], d)
@@ -224,6 +227,7 @@ func (s *Segment) checkInvariants() []error {
 		}
 		for _, p := range post {
 			df[p.Term]++
+
 			if s.Treatment(p.Term).List {
 				if _, ok := slices.BinarySearch(lists[p.Term], uint16(d)); !ok {
 					bad("lists", "document %d contains %q but its list lacks it", d, terms[p.Term])
@@ -235,8 +239,15 @@ func (s *Segment) checkInvariants() []error {
 				if c := d >> s.RowRank(r); s.Row(r)[c/64]&(1<<(c%64)) == 0 {
 					bad("rows", "document %d contains %q but row %d lacks its bit", d, terms[p.Term], r)
 				}
+				if s.RowRank(r) == 0 {
+					at := 2 * ((r-1)*nb + d/BlockDocs)
+					addImpact(impacts[at:at+2], int(p.TF), s.DocTokens(d))
+				}
 			}
 		}
+	}
+	if !bytes.Equal(impacts, s.impacts) {
+		bad("impacts", "the largest tf or tf/length of a row's terms in a block differs from the forward index's")
 	}
 	probs = append(probs, s.checkPositions(terms, bad)...)
 	for id := 0; id < nt; id++ {

@@ -60,8 +60,9 @@
 // rows of the higher rank), rowstats (popcounts), lists,
 // forward (each document's sorted termIDs and frequencies, delta-uvarint),
 // positions (each term's positions in each document, in forward order, with
-// marks that tie every 32nd token to its byte offset in the text), docs (the
-// document table), blocks and store (the texts, zstd-compressed in
+// marks that tie every 32nd token to its byte offset in the text), impacts
+// (for each term row and 512-document block, the largest tf and tf/length
+// of its terms: ranking's score bounds), docs (the document table), blocks and store (the texts, zstd-compressed in
 // blocks). docs/format.md describes every byte.
 //
 // # The lexicon

@@ -52,7 +52,8 @@ const (
 	secBlocks    = 7  // doc store block table
 	secStore     = 8  // zstd-compressed document text
 	secLists     = 9  // exact document lists of rare terms
-	secPositions = 11 // per-document token streams (positions.go)
+	secPositions = 11 // per-document positions of every term (positions.go)
+	secImpacts   = 12 // per-block maximum tf of every private row (impacts.go)
 )
 
 // Section ids 2 and 10 held a segment's dictionary and its hash slots until
@@ -61,7 +62,7 @@ const (
 var sectionNames = map[uint32]string{
 	secParams: "params", secRows: "rows", secRowStats: "rowstats",
 	secForward: "forward", secDocs: "docs", secBlocks: "blocks", secStore: "store",
-	secLists: "lists", secPositions: "positions",
+	secLists: "lists", secPositions: "positions", secImpacts: "impacts",
 }
 
 // kindSectionNames names the sections of every kind of file.

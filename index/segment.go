@@ -1,6 +1,7 @@
 package index
 
 import (
+	"bytes"
 	"cmp"
 	"encoding/binary"
 	"fmt"
@@ -49,6 +50,8 @@ type Segment struct {
 	fwd    []byte
 	posOff []uint64 // positions (positions.go)
 	pos    []byte
+
+	impacts []byte // impacts.go
 
 	docRecs []byte
 	docStrs []byte
@@ -197,6 +200,12 @@ func newSegment(path string, data []byte, verify verifyLevel) (*Segment, error) 
 	}
 	if s.posOff[0] != 0 || s.posOff[nd] != uint64(len(s.pos)) {
 		return nil, bad(secPositions, "offsets do not cover the entries")
+	}
+	if s.impacts, err = get(secImpacts); err != nil {
+		return nil, err
+	}
+	if want := 2 * (h.PrivateRows + h.SharedRows) * blocksOf(h.Docs); len(s.impacts) != want {
+		return nil, bad(secImpacts, "%d bytes, want %d", len(s.impacts), want)
 	}
 	if h.PairK < 0 || h.PairK > maxK || h.PairPostings < 0 || (h.PairK == 0 && h.PairPostings != 0) {
 		return nil, bad(secParams, "inconsistent word pairs (%d rows each, %d postings)", h.PairK, h.PairPostings)
@@ -507,6 +516,17 @@ func (s *Segment) DocKey(doc int) string {
 	off := binary.LittleEndian.Uint64(r[24:])
 	return string(s.docStrs[off : off+uint64(binary.LittleEndian.Uint32(r[32:]))])
 }
+
+// keyBytes is the key of doc, in place.
+func (s *Segment) keyBytes(doc int) []byte {
+	r := s.docRecs[doc*docRecordSize:]
+	off := binary.LittleEndian.Uint64(r[24:])
+	return s.docStrs[off : off+uint64(binary.LittleEndian.Uint32(r[32:]))]
+}
+
+// CompareKeys compares the keys of documents a and b, as strings.Compare
+// would, without copying them.
+func (s *Segment) CompareKeys(a, b int) int { return bytes.Compare(s.keyBytes(a), s.keyBytes(b)) }
 
 func (s *Segment) block(b int) (off uint64, clen, rawLen uint32) {
 	e := s.blocks[b*blockEntrySize:]

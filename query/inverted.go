@@ -499,11 +499,12 @@ func (s *Searcher) searchSegmentInverted(seg *index.Segment, si int, q *compiled
 	}
 	p := e.plan()
 	v := newVerifier(p, an)
-	r.top.k = k
+	r.top = topK{k: k, seg: seg}
 	hits.Iterate(func(doc uint32) bool {
 		if r.err = v.load(int(doc)); r.err != nil {
 			return false
 		}
+		r.scored++
 		r.top.push(scored{score: p.bm25(v.tf, q, seg.DocTokens(int(doc)), avgdl), seg: int32(si), doc: int32(doc)})
 		return true
 	})

@@ -91,6 +91,8 @@ type planner struct {
 	need   []bool // scratch of verifySlots
 	pl     plan   // the plan it returns, reused
 	v      verifier
+	blocks []candBlock // ranking's scratch
+	bound  blockBound
 
 	// Nodes come from chunks that are never grown in place (so pointers
 	// stay valid) and are reused by the next plan once this one is released.

@@ -21,6 +21,7 @@ type Result struct {
 	Total          int           `json:"total"`           // exact number of matching documents
 	Candidates     int           `json:"candidates"`      // documents the signature stage proposed
 	FalsePositives int           `json:"false_positives"` // candidates that verification rejected
+	Scored         int           `json:"scored"`          // hits scored with BM25: the rest were in blocks whose bound could not enter the page
 	Took           time.Duration `json:"-"`
 	TookMicros     int64         `json:"took_us"`
 	Hits           []Hit         `json:"hits"`

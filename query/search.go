@@ -1,6 +1,7 @@
 package query
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -246,6 +247,7 @@ func (q *compiled) canMatch(si int) bool {
 // segResult is one segment's part of an answer.
 type segResult struct {
 	candidates, hits int
+	scored           int
 	top              topK
 	match, verify    time.Duration
 	rank             time.Duration
@@ -263,6 +265,7 @@ type queryState struct {
 	cands []int32
 	next  atomic.Int64
 	wg    sync.WaitGroup
+	floor scoreFloor
 }
 
 // begin takes a query state and compiles q into it.
@@ -288,6 +291,7 @@ func (s *Searcher) match(ctx context.Context, st *queryState, k int) error {
 	st.parts = slices.Grow(st.parts[:0], len(segs))[:len(segs)]
 	clear(st.parts)
 	st.next.Store(0)
+	st.floor.reset()
 	// Workers take the next segment as they finish one; with one worker the
 	// caller's goroutine does it all.
 	for w := 1; w < min(s.workers, len(segs)); w++ {
@@ -335,7 +339,7 @@ func (s *Searcher) work(ctx context.Context, st *queryState, k int, cands *[]int
 			st.parts[i] = s.searchSegmentInverted(segs[i], i, q, k, avgdl, an)
 			continue
 		}
-		st.parts[i] = s.searchSegment(segs[i], i, q, k, avgdl, an, cands)
+		st.parts[i] = s.searchSegment(segs[i], i, q, k, avgdl, an, cands, &st.floor)
 	}
 }
 
@@ -386,6 +390,7 @@ func (s *Searcher) Search(ctx context.Context, req Request) (*Result, error) {
 		p := &st.parts[i]
 		res.Candidates += p.candidates
 		res.Total += p.hits
+		res.Scored += p.scored
 		res.Stages.Match += p.match
 		res.Stages.Verify += p.verify
 		res.Stages.Rank += p.rank
@@ -420,7 +425,7 @@ func (s *Searcher) Search(ctx context.Context, req Request) (*Result, error) {
 }
 
 // searchSegment matches, verifies and ranks one segment.
-func (s *Searcher) searchSegment(seg *index.Segment, si int, q *compiled, k int, avgdl float64, an *tokenize.Analyzer, cands *[]int32) segResult {
+func (s *Searcher) searchSegment(seg *index.Segment, si int, q *compiled, k int, avgdl float64, an *tokenize.Analyzer, cands *[]int32, floor *scoreFloor) segResult {
 	var r segResult
 	t0 := time.Now()
 	p, err := s.plan(seg, q.root, q)
@@ -475,25 +480,88 @@ func (s *Searcher) searchSegment(seg *index.Segment, si int, q *compiled, k int,
 	}
 
 	// Ranking reads every query term of a candidate once, for verification
-	// and BM25 together.
-	r.top.k = k
-	for _, doc := range c {
-		if err := v.load(int(doc)); err != nil {
-			r.err = err
-			return r
+	// and BM25 together, except in the blocks whose bound cannot enter the
+	// top k: there an exact plan's candidates are hits as they are, and an
+	// inexact plan's are only verified (the total stays exact).
+	// A query of one word has its live df as its total: its candidates in
+	// such blocks are not even verified. Blocks are taken best bound first,
+	// so that the floor rises fast and most blocks fall below it.
+	// Where there are few candidates, bounds would cost more than they
+	// save: every candidate is scored (boundless).
+	r.top = topK{k: k, seg: seg}
+	bound := &p.planner.bound
+	bound.reset(p, q, avgdl, len(c) < boundFrom)
+	one, oneWord := q.root.(*Term)
+	counted := 0
+	if oneWord {
+		e, _ := q.lookup(seg, one.Term)
+		counted = seg.LiveDFOf(e)
+	}
+	blocks := p.planner.blocks[:0]
+	if bound.boundless {
+		blocks = append(blocks, candBlock{lo: 0, hi: len(c), bound: math.Inf(1)})
+	}
+	for lo := 0; lo < len(c) && !bound.boundless; {
+		b := int(c[lo]) / index.BlockDocs
+		hi := lo + 1
+		for hi < len(c) && int(c[hi])/index.BlockDocs == b {
+			hi++
 		}
-		if !p.root.exact {
-			ok, err := v.check(p.root)
-			if err != nil {
+		blocks = append(blocks, candBlock{lo: lo, hi: hi, bound: bound.of(b)})
+		lo = hi
+	}
+	slices.SortFunc(blocks, func(a, b candBlock) int {
+		if c := cmp.Compare(b.bound, a.bound); c != 0 {
+			return c
+		}
+		return a.lo - b.lo
+	})
+	p.planner.blocks = blocks
+	for _, bl := range blocks {
+		if bl.bound < floor.get() {
+			for _, doc := range c[bl.lo:bl.hi] {
+				if err := s.skipped(p, v, int(doc), oneWord, &r); err != nil {
+					r.err = err
+					return r
+				}
+			}
+			continue
+		}
+		if !bound.boundless {
+			bound.of(int(c[bl.lo]) / index.BlockDocs)
+		}
+		for _, doc := range c[bl.lo:bl.hi] {
+			if !bound.boundless && bound.docBound(seg.DocTokens(int(doc))) < floor.get() {
+				if err := s.skipped(p, v, int(doc), oneWord, &r); err != nil {
+					r.err = err
+					return r
+				}
+				continue
+			}
+			if err := v.load(int(doc)); err != nil {
 				r.err = err
 				return r
 			}
-			if !ok {
-				continue
+			if !p.root.exact {
+				ok, err := v.check(p.root)
+				if err != nil {
+					r.err = err
+					return r
+				}
+				if !ok {
+					continue
+				}
+			}
+			r.hits++
+			r.scored++
+			r.top.push(scored{score: p.bm25(v.tf, q, seg.DocTokens(int(doc)), avgdl), seg: int32(si), doc: doc})
+			if len(r.top.items) == k {
+				floor.raise(r.top.items[0].score)
 			}
 		}
-		r.hits++
-		r.top.push(scored{score: p.bm25(v.tf, q, seg.DocTokens(int(doc)), avgdl), seg: int32(si), doc: doc})
+	}
+	if oneWord {
+		r.hits = counted
 	}
 	if p.root.exact {
 		r.rank = time.Since(t1)
@@ -526,6 +594,144 @@ func (p *plan) bm25(tf []uint32, q *compiled, dl int, avgdl float64) float64 {
 	return score
 }
 
+// scoreFloor is a score every page of the query reaches: the lowest of the k
+// best scores of some segment, once it has k. A document that scores below
+// it cannot enter the top k of the whole index (k documents score at least
+// that), so segments share it, and a block whose bound is below it is not
+// scored.
+type scoreFloor struct{ bits atomic.Uint64 }
+
+func (f *scoreFloor) reset()       { f.bits.Store(math.Float64bits(math.Inf(-1))) }
+func (f *scoreFloor) get() float64 { return math.Float64frombits(f.bits.Load()) }
+
+// raise lifts the floor to x if x is higher.
+func (f *scoreFloor) raise(x float64) {
+	for {
+		old := f.bits.Load()
+		if math.Float64frombits(old) >= x || f.bits.CompareAndSwap(old, math.Float64bits(x)) {
+			return
+		}
+	}
+}
+
+// skipped counts a candidate that is not scored: a hit as it is when the
+// plan is exact, after verification otherwise, and not at all for a query
+// of one word, whose total is its live df.
+func (s *Searcher) skipped(p *plan, v *verifier, doc int, oneWord bool, r *segResult) error {
+	switch {
+	case oneWord:
+	case p.root.exact:
+		r.hits++
+	default:
+		if err := v.loadVerify(doc); err != nil {
+			return err
+		}
+		ok, err := v.check(p.root)
+		if err != nil {
+			return err
+		}
+		if ok {
+			r.hits++
+		}
+	}
+	return nil
+}
+
+// candBlock is the candidates of one 512-document block, c[lo:hi], with the
+// block's score bound.
+type candBlock struct {
+	lo, hi int
+	bound  float64
+}
+
+// blockBound bounds the BM25 score of any document of a 512-document block
+// of one segment for one plan: each scored term contributes at most its
+// idf·(k1+1)·s, s bounded by the impacts of each of its rank-0 rows in the
+// block (index.Impacts; the least bound of its rows holds) and by 1 for a
+// term with a list. A slight margin covers rounding, so a block is skipped
+// only when no document in it can reach the floor.
+type blockBound struct {
+	idf       []float64 // by scored term
+	rows      [][2]int  // by scored term: its rank-0 rows' impacts, imps[from:to] (none for a list)
+	imps      [][]byte
+	boundless bool
+	a, b      float64 // k1·(1−b) and k1·b/avgdl
+	rowBuf    []int
+	s, tf     []float64 // by scored term, in the block last bounded: the bound of s, the largest tf (+Inf: unknown)
+}
+
+// boundFrom is the fewest candidates of a segment for which ranking bounds
+// its blocks.
+const boundFrom = 64
+
+// reset prepares bb for a plan, keeping its memory; a boundless bound is
+// +Inf everywhere.
+func (bb *blockBound) reset(p *plan, q *compiled, avgdl float64, boundless bool) {
+	bb.a, bb.b, bb.boundless = bm25K1*(1-bm25B), bm25K1*bm25B/max(avgdl, 1e-9), boundless
+	bb.idf, bb.rows, bb.imps = bb.idf[:0], bb.rows[:0], bb.imps[:0]
+	if boundless {
+		return
+	}
+	for _, sl := range p.score {
+		bb.idf = append(bb.idf, q.idf[sl.term])
+		from := len(bb.imps)
+		bb.rowBuf = p.seg.TermRowsOf(bb.rowBuf[:0], q.hashes[sl.term], p.ents[sl.slot].Treatment())
+		for _, r := range bb.rowBuf {
+			if p.seg.RowRank(r) == 0 {
+				bb.imps = append(bb.imps, p.seg.Impacts(r))
+			}
+		}
+		bb.rows = append(bb.rows, [2]int{from, len(bb.imps)})
+	}
+}
+
+// of returns the bound of block blk, and keeps what docBound needs.
+func (bb *blockBound) of(blk int) float64 {
+	if bb.boundless {
+		return math.Inf(1)
+	}
+	bound := 0.0
+	bb.s, bb.tf = bb.s[:0], bb.tf[:0]
+	for i, idf := range bb.idf {
+		s, tf := 1.0, math.Inf(1)
+		for _, imp := range bb.imps[bb.rows[i][0]:bb.rows[i][1]] {
+			t, ratio := imp[2*blk], imp[2*blk+1]
+			switch {
+			case t == 0:
+				s, tf = 0, 0
+			case t < index.MaxImpact:
+				s = min(s, 1/(1+bb.a/float64(t)+bb.b/index.ImpactRatio(ratio)))
+				tf = min(tf, float64(t))
+			default:
+				s = min(s, 1/(1+bb.b/index.ImpactRatio(ratio)))
+			}
+		}
+		bb.s, bb.tf = append(bb.s, s), append(bb.tf, tf)
+		bound += idf * (bm25K1 + 1) * s
+	}
+	return bound * (1 + 1e-9)
+}
+
+// docBound bounds the score of a document of length dl in the block last
+// given to of: with tf at most the block's largest, a term's s is at most
+// tf/(tf + k1·(1−b) + k1·b·dl/avgdl), tighter than the block's bound for
+// its longer documents. It costs a read of the document's length, where
+// scoring reads its forward entry.
+func (bb *blockBound) docBound(dl int) float64 {
+	if bb.boundless {
+		return math.Inf(1)
+	}
+	bound := 0.0
+	for i, idf := range bb.idf {
+		s := bb.s[i]
+		if tf := bb.tf[i]; !math.IsInf(tf, 1) {
+			s = min(s, tf/(tf+bb.a+bb.b*float64(dl)))
+		}
+		bound += idf * (bm25K1 + 1) * s
+	}
+	return bound * (1 + 1e-9)
+}
+
 // scored is a ranked candidate.
 type scored struct {
 	score float64
@@ -533,21 +739,21 @@ type scored struct {
 	doc   int32
 }
 
-// less orders worse results first: lower score, then later document.
-func (a scored) less(b scored) bool {
+// topK keeps the k best results of one segment in a min-heap: the higher
+// score first, ties to the smaller key, as the final order (sorted) has it,
+// so that the first page does not depend on which ties a segment kept.
+type topK struct {
+	k     int
+	seg   *index.Segment
+	items []scored
+}
+
+// less orders worse results first: lower score, then larger key.
+func (t *topK) less(a, b scored) bool {
 	if a.score != b.score {
 		return a.score < b.score
 	}
-	if a.seg != b.seg {
-		return a.seg > b.seg
-	}
-	return a.doc > b.doc
-}
-
-// topK keeps the k best results in a min-heap.
-type topK struct {
-	k     int
-	items []scored
+	return t.seg.CompareKeys(int(a.doc), int(b.doc)) > 0
 }
 
 func (t *topK) push(x scored) {
@@ -555,7 +761,7 @@ func (t *topK) push(x scored) {
 		t.items = append(t.items, x)
 		for i := len(t.items) - 1; i > 0; {
 			p := (i - 1) / 2
-			if !t.items[i].less(t.items[p]) {
+			if !t.less(t.items[i], t.items[p]) {
 				break
 			}
 			t.items[i], t.items[p] = t.items[p], t.items[i]
@@ -563,16 +769,16 @@ func (t *topK) push(x scored) {
 		}
 		return
 	}
-	if !t.items[0].less(x) {
+	if !t.less(t.items[0], x) {
 		return
 	}
 	t.items[0] = x
 	for i := 0; ; {
 		l, m := 2*i+1, i
-		if l < len(t.items) && t.items[l].less(t.items[m]) {
+		if l < len(t.items) && t.less(t.items[l], t.items[m]) {
 			m = l
 		}
-		if r := l + 1; r < len(t.items) && t.items[r].less(t.items[m]) {
+		if r := l + 1; r < len(t.items) && t.less(t.items[r], t.items[m]) {
 			m = r
 		}
 		if m == i {

@@ -1,0 +1,96 @@
+package query
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/bitsieve/bitsieve/index"
+)
+
+// TestTopKPages checks that pages of ranked results, where blocks whose
+// score bound cannot enter the top k are skipped, equal the same slices of
+// the full ranking (every hit scored), ties broken by key; and that their
+// totals stay exact. The queries are the corpus's most common words alone
+// and in pairs (the case that skips the most) and generated queries.
+func TestTopKPages(t *testing.T) {
+	docs := genCorpus(5000, 21)
+	for i := range docs {
+		if i%7 == 0 { // equal scores: the same text under several keys
+			docs[i].Text = docs[i/7].Text
+		}
+	}
+	dir := createIndex(t, docs, index.WriterOptions{Capacity: 1500})
+	ix, err := index.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	s, err := NewSearcher(ix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var common []string
+	if err := ix.Prefix("", func(w string, es []index.Entry) bool {
+		df := 0
+		for _, e := range es {
+			df += e.DF
+		}
+		if df > ix.NumDocs()/5 {
+			common = append(common, w)
+		}
+		return true
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if len(common) < 5 {
+		t.Fatalf("only %d common words", len(common))
+	}
+	queries := append([]string(nil), common...)
+	for i := 0; i+1 < len(common); i++ {
+		queries = append(queries, common[i]+" "+common[i+1], common[i]+" OR "+common[len(common)-1-i])
+	}
+	g := &queryGen{r: rand.New(rand.NewPCG(5, 6)), docs: docs, bd: analyzeAll(docs)}
+	for len(queries) < 300 {
+		queries = append(queries, g.query().render())
+	}
+	ctx := context.Background()
+	pages, scored, total := 0, 0, 0
+	for qi, q := range queries {
+		full, err := s.Search(ctx, Request{Query: q, Limit: ix.NumDocs() + 1})
+		if err != nil {
+			continue // a generated query the parser refuses
+		}
+		for _, off := range []int{0, 10, 37} {
+			page, err := s.Search(ctx, Request{Query: q, Limit: 10, Offset: off})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if qi < len(common) && off == 0 {
+				scored, total = scored+page.Scored, total+page.Total
+			}
+			if page.Total != full.Total {
+				t.Fatalf("%q: total %d on a page, %d in full", q, page.Total, full.Total)
+			}
+			want := full.Hits[min(off, len(full.Hits)):min(off+10, len(full.Hits))]
+			if got, w := renderHits(page.Hits), renderHits(want); got != w {
+				t.Fatalf("%q offset %d:\n got %s\nwant %s", q, off, got, w)
+			}
+			pages++
+		}
+	}
+	t.Logf("%d queries, %d pages equal to the full ranking; the common words' first pages scored %d of %d hits", len(queries), pages, scored, total)
+	if scored > total/2 {
+		t.Errorf("the first pages of common words scored %d of their %d hits: blocks are not skipped", scored, total)
+	}
+}
+
+func renderHits(hs []Hit) string {
+	var b strings.Builder
+	for _, h := range hs {
+		fmt.Fprintf(&b, "%s:%.17g ", h.Key, h.Score)
+	}
+	return b.String()
+}
