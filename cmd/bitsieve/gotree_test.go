@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bitsieve/bitsieve/bench"
 	"github.com/bitsieve/bitsieve/corpus"
 	"github.com/bitsieve/bitsieve/index"
 	"github.com/bitsieve/bitsieve/query"
@@ -85,6 +86,87 @@ func TestGoSourceTree(t *testing.T) {
 	defer ix.Close()
 	matched, total := compareConjunctions(t, ix, docs, queries)
 	t.Logf("%d queries over %d files: all equal to brute force; %d queries matched, %d hits in all", len(queries), len(docs), matched, total)
+
+	phrases := bench.PhraseQueries(docs, 250, 1, tokenize.MustNew("english"))
+	if len(phrases) < 200 {
+		t.Fatalf("only %d phrase queries from the tree's lines", len(phrases))
+	}
+	matched, total = comparePhrases(t, ix, docs, phrases)
+	t.Logf("%d phrase queries from the tree's own lines: all equal to brute force; %d matched, %d hits in all", len(phrases), matched, total)
+}
+
+// comparePhrases checks that every phrase query's hits and count in ix equal
+// a brute-force scan of each document's analyzed tokens for the phrase's
+// terms at their offsets (stop words inside a phrase hold their positions).
+func comparePhrases(t *testing.T, ix *index.Index, docs []corpus.Document, queries []string) (matched, total int) {
+	t.Helper()
+	a := tokenize.MustNew("english")
+	type phrase struct {
+		terms   []string
+		offsets []int
+		want    []string
+	}
+	ps := make([]phrase, len(queries))
+	need := map[string]bool{}
+	for i, q := range queries {
+		toks := a.Analyze(nil, []byte(strings.Trim(q, `"`)))
+		for _, tok := range toks {
+			ps[i].offsets = append(ps[i].offsets, tok.Pos-toks[0].Pos)
+			ps[i].terms = append(ps[i].terms, tok.Term)
+			need[tok.Term] = true
+		}
+	}
+	for _, d := range docs {
+		at := map[int]string{}
+		for _, tok := range a.Analyze(nil, d.Text) {
+			if need[tok.Term] {
+				at[tok.Pos] = tok.Term
+			}
+		}
+		for i := range ps {
+			for p, term := range at {
+				if term != ps[i].terms[0] {
+					continue
+				}
+				ok := true
+				for j := 1; j < len(ps[i].terms) && ok; j++ {
+					ok = at[p+ps[i].offsets[j]] == ps[i].terms[j]
+				}
+				if ok {
+					ps[i].want = append(ps[i].want, d.Key)
+					break
+				}
+			}
+		}
+	}
+	s, err := query.NewSearcher(ix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, q := range queries {
+		res, err := s.Search(context.Background(), query.Request{Query: q, Limit: len(docs)})
+		if err != nil {
+			t.Fatalf("query %s: %v", q, err)
+		}
+		got := make([]string, len(res.Hits))
+		for j, h := range res.Hits {
+			got[j] = h.Key
+		}
+		slices.Sort(got)
+		want := ps[i].want
+		slices.Sort(want)
+		if !slices.Equal(got, want) {
+			t.Fatalf("query %s: %d hits, brute force %d", q, len(got), len(want))
+		}
+		if n, err := s.Count(context.Background(), q); err != nil || n != len(want) {
+			t.Fatalf("query %s: count %d (%v), brute force %d", q, n, err, len(want))
+		}
+		if len(want) > 0 {
+			matched++
+		}
+		total += len(want)
+	}
+	return matched, total
 }
 
 // compareConjunctions checks that every query's hits in ix equal a brute-force
