@@ -386,7 +386,17 @@ func buildSegment(w io.Writer, docs []*analyzedDoc, p Params, class int) (segmen
 		recs = binary.LittleEndian.AppendUint32(recs, 0)
 		strs = append(strs, d.doc.Key...)
 		strs = append(strs, d.doc.Title...)
-		raw = append(raw, d.doc.Text...)
+		// A text longer than a block starts one (the flush above) and
+		// fills whole blocks, so a reader can decompress just the part it
+		// needs (TextReader.Range).
+		text := d.doc.Text
+		for len(raw)+len(text) > storeBlockSize {
+			k := storeBlockSize - len(raw)
+			raw = append(raw, text[:k]...)
+			text = text[k:]
+			flush()
+		}
+		raw = append(raw, text...)
 	}
 	flush()
 

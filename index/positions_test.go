@@ -1,8 +1,10 @@
 package index
 
 import (
+	"bytes"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/bitsieve/bitsieve/tokenize"
@@ -97,6 +99,53 @@ func TestForwardAndPositions(t *testing.T) {
 	}
 	if skipped < 50 {
 		t.Fatalf("only %d documents have skips", skipped)
+	}
+	rep, err := Check(dir)
+	if err != nil || len(rep.Problems) > 0 {
+		t.Fatal(err, rep.Problems)
+	}
+}
+
+// TestLongTextsSpanBlocks: a text longer than a store block fills blocks of
+// its own; it reads back whole, a range of it reads back from the blocks it
+// lies in, and the documents around it are undisturbed.
+func TestLongTextsSpanBlocks(t *testing.T) {
+	dir := t.TempDir()
+	long := []byte(strings.Repeat("abcdefghij klmnopqrst ", 20000)) // 440,000 bytes: 7 blocks
+	docs := []Document{
+		{Key: "a", Text: []byte("small before")},
+		{Key: "b", Text: long},
+		{Key: "c", Text: []byte("small after")},
+	}
+	buildIndex(t, dir, docs, WriterOptions{})
+	ix, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	for _, d := range docs {
+		ref, _ := ix.Find(d.Key)
+		seg := ix.Segments()[ref.Seg]
+		got, err := seg.Text(nil, ref.Doc)
+		if err != nil || !bytes.Equal(got, d.Text) {
+			t.Fatalf("%s: %d bytes back (%v), want %d", d.Key, len(got), err, len(d.Text))
+		}
+	}
+	ref, _ := ix.Find("b")
+	seg := ix.Segments()[ref.Seg]
+	for _, r := range [][2]int{{0, 10}, {65530, 65540}, {200000, 200100}, {len(long) - 5, len(long)}} {
+		err := seg.WithTextRange(ref.Doc, r[0], r[1], func(text []byte, at int) error {
+			if at > r[0] || at+len(text) < r[1] || len(text) > 2*storeBlockSize {
+				t.Fatalf("range %v: bytes %d..%d", r, at, at+len(text))
+			}
+			if !bytes.Equal(text[r[0]-at:r[1]-at], long[r[0]:r[1]]) {
+				t.Fatalf("range %v differs", r)
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
 	}
 	rep, err := Check(dir)
 	if err != nil || len(rep.Problems) > 0 {

@@ -533,14 +533,44 @@ func (s *Segment) block(b int) (off uint64, clen, rawLen uint32) {
 	return binary.LittleEndian.Uint64(e), binary.LittleEndian.Uint32(e[8:]), binary.LittleEndian.Uint32(e[12:])
 }
 
-// Text appends the stored text of doc to dst.
+// Text appends the stored text of doc to dst. The block it decompresses
+// into is pooled, so that texts read one at a time (snippets, the document
+// view) leave no garbage behind.
 func (s *Segment) Text(dst []byte, doc int) ([]byte, error) {
-	var r TextReader
-	r.seg = s
-	r.block = -1
-	t, err := r.Text(doc)
-	return append(dst, t...), err
+	err := s.WithText(doc, func(t []byte) error {
+		dst = append(dst, t...)
+		return nil
+	})
+	return dst, err
 }
+
+// WithText calls fn with the stored text of doc, read in place from the
+// decompressed block: the slice is valid only during the call.
+func (s *Segment) WithText(doc int, fn func(text []byte) error) error {
+	return s.WithTextRange(doc, 0, s.Doc(doc).TextLen, func(t []byte, _ int) error { return fn(t) })
+}
+
+// WithTextRange calls fn with bytes of doc's stored text that include
+// [from, to) and the offset in the text of the first (TextReader.Range):
+// a long text's blocks outside the range are not decompressed. The slice is
+// valid only during the call.
+func (s *Segment) WithTextRange(doc, from, to int, fn func(text []byte, at int) error) error {
+	r, _ := textReaders.Get().(*TextReader)
+	if r == nil {
+		r = new(TextReader)
+	}
+	r.seg, r.block = s, -1
+	t, at, err := r.Range(doc, from, to)
+	if err == nil {
+		err = fn(t, at)
+	}
+	r.seg = nil
+	textReaders.Put(r)
+	return err
+}
+
+// textReaders recycles readers and their buffers of decompressed blocks.
+var textReaders sync.Pool
 
 // TextReader reads stored texts of one segment, keeping the last
 // decompressed block: reading documents in order decompresses each block once.
@@ -549,6 +579,7 @@ type TextReader struct {
 	seg   *Segment
 	block int
 	raw   []byte
+	span  []byte // a text read from several blocks
 }
 
 // NewTextReader returns a reader of the segment's stored texts.
@@ -556,36 +587,84 @@ func (s *Segment) NewTextReader() *TextReader { return &TextReader{seg: s, block
 
 // Text returns the stored text of doc. The slice is valid until the next call.
 func (r *TextReader) Text(doc int) ([]byte, error) {
+	t, _, err := r.Range(doc, 0, r.seg.Doc(doc).TextLen)
+	return t, err
+}
+
+// Range returns bytes of doc's stored text that include [from, to), decompressing
+// only the blocks they lie in, and the offset in the text of the first
+// byte returned. The slice is valid until the next call.
+func (r *TextReader) Range(doc, from, to int) ([]byte, int, error) {
 	s := r.seg
 	rec := s.docRecs[doc*docRecordSize:]
 	blk := int(binary.LittleEndian.Uint32(rec[48:]))
-	at := uint64(binary.LittleEndian.Uint32(rec[52:]))
-	n := uint64(binary.LittleEndian.Uint32(rec[56:]))
-	if n == 0 {
-		return nil, nil
+	at := int(binary.LittleEndian.Uint32(rec[52:]))
+	n := int(binary.LittleEndian.Uint32(rec[56:]))
+	from, to = max(0, from), min(n, to)
+	if n == 0 || from >= to {
+		return nil, from, nil
 	}
-	if blk != r.block {
-		off, clen, rawLen := s.block(blk)
-		frame := s.store[off : off+uint64(clen)]
-		// A size the frame header declares is allocated at once: it must be
-		// the block table's. (Small frames declare none; their output is
-		// bounded by zstdMaxRatio, checked at open.)
-		var fh zstd.Header
-		if err := fh.Decode(frame); err != nil || (fh.HasFCS && fh.FrameContentSize != uint64(rawLen)) {
-			r.block = -1
-			return nil, &CorruptError{File: s.name, Section: "store", Detail: fmt.Sprintf("block %d has a damaged frame header", blk)}
+	bad := func(format string, a ...any) error {
+		return &CorruptError{File: s.name, Section: "docs", Detail: fmt.Sprintf("text of document %d: ", doc) + fmt.Sprintf(format, a...)}
+	}
+	if n <= storeBlockSize {
+		// In one block.
+		if err := r.load(blk); err != nil {
+			return nil, 0, err
 		}
-		raw, err := storeDecoder().DecodeAll(frame, r.raw[:0])
-		if err != nil || uint64(len(raw)) != uint64(rawLen) {
-			r.block = -1
-			return nil, &CorruptError{File: s.name, Section: "store", Detail: fmt.Sprintf("block %d does not decompress: %v", blk, err)}
+		if at+n > len(r.raw) {
+			return nil, 0, bad("it lies outside its block")
 		}
-		r.raw, r.block = raw, blk
+		return r.raw[at : at+n], 0, nil
 	}
-	if at+n > uint64(len(r.raw)) {
-		return nil, &CorruptError{File: s.name, Section: "docs", Detail: fmt.Sprintf("text of document %d lies outside its block", doc)}
+	// A long text from the start of its first block, in whole blocks.
+	if at != 0 {
+		return nil, 0, bad("it is longer than a block but starts inside one")
 	}
-	return r.raw[at : at+n], nil
+	first, last := blk+from/storeBlockSize, blk+(to-1)/storeBlockSize
+	r.span = r.span[:0]
+	for b := first; b <= last; b++ {
+		if b >= s.hdr.Blocks {
+			return nil, 0, bad("it runs past the last store block")
+		}
+		if err := r.load(b); err != nil {
+			return nil, 0, err
+		}
+		want := min(storeBlockSize, n-(b-blk)*storeBlockSize)
+		if len(r.raw) < want || (want < n-(b-blk)*storeBlockSize && len(r.raw) != storeBlockSize) {
+			return nil, 0, bad("store block %d holds %d bytes of it, not %d", b, len(r.raw), want)
+		}
+		r.span = append(r.span, r.raw[:want]...)
+	}
+	return r.span, (first - blk) * storeBlockSize, nil
+}
+
+// load decompresses store block blk into r.raw, unless it is there.
+func (r *TextReader) load(blk int) error {
+	if blk == r.block {
+		return nil
+	}
+	s := r.seg
+	if blk >= s.hdr.Blocks {
+		return &CorruptError{File: s.name, Section: "docs", Detail: fmt.Sprintf("store block %d of %d", blk, s.hdr.Blocks)}
+	}
+	off, clen, rawLen := s.block(blk)
+	frame := s.store[off : off+uint64(clen)]
+	// A size the frame header declares is allocated at once: it must be
+	// the block table's. (Small frames declare none; their output is
+	// bounded by zstdMaxRatio, checked at open.)
+	var fh zstd.Header
+	if err := fh.Decode(frame); err != nil || (fh.HasFCS && fh.FrameContentSize != uint64(rawLen)) {
+		r.block = -1
+		return &CorruptError{File: s.name, Section: "store", Detail: fmt.Sprintf("block %d has a damaged frame header", blk)}
+	}
+	raw, err := storeDecoder().DecodeAll(frame, r.raw[:0])
+	if err != nil || uint64(len(raw)) != uint64(rawLen) {
+		r.block = -1
+		return &CorruptError{File: s.name, Section: "store", Detail: fmt.Sprintf("block %d does not decompress: %v", blk, err)}
+	}
+	r.raw, r.block = raw, blk
+	return nil
 }
 
 // popcount counts the bits of a row.

@@ -8,9 +8,12 @@ import (
 )
 
 // The document store keeps every document's text, compressed with zstd in
-// blocks of at least storeBlockSize raw bytes (a document never spans two
-// blocks, so a large document is a block of its own). Each block is one zstd
-// frame with its content checksum, so a damaged block is detected when read.
+// blocks of about storeBlockSize raw bytes. A document that fits in a block
+// lies in one; a longer one starts a block and fills whole blocks of
+// storeBlockSize bytes, its rest starting the next, so that a snippet
+// decompresses only the block or two its window lies in. Each block is one
+// zstd frame with its content checksum, so a damaged block is detected when
+// read.
 
 const storeBlockSize = 64 << 10
 

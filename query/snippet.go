@@ -80,9 +80,14 @@ func (h *highlighter) ranges(toks []tokenize.Token) []Range {
 			}
 		}
 	}
-	slices.SortFunc(out, func(a, b Range) int { return a.Start - b.Start })
-	merged := out[:0]
-	for _, r := range out {
+	return mergeRanges(out)
+}
+
+// mergeRanges sorts ranges and merges those that overlap.
+func mergeRanges(rs []Range) []Range {
+	slices.SortFunc(rs, func(a, b Range) int { return a.Start - b.Start })
+	merged := rs[:0]
+	for _, r := range rs {
 		if n := len(merged); n > 0 && r.Start < merged[n-1].End {
 			merged[n-1].End = max(merged[n-1].End, r.End)
 			continue
@@ -121,10 +126,6 @@ type snipEvent struct {
 // to find the window's bytes and highlights; the rest of the document is
 // never analyzed.
 func (s *Searcher) snippet(h *Hit, seg *index.Segment, si, doc int, q *compiled, hl *highlighter) error {
-	text, err := seg.Text(nil, doc)
-	if err != nil {
-		return err
-	}
 	// The termIDs of the words and phrase terms, and each key's slots.
 	var ids []index.TermID
 	id := func(t string) (index.TermID, bool) {
@@ -171,6 +172,7 @@ func (s *Searcher) snippet(h *Hit, seg *index.Segment, si, doc int, q *compiled,
 		}
 		keys++
 	}
+	nWords := keys
 	var starts []uint32
 	for _, ph := range hl.phrases {
 		slots := make([]int, len(ph.Terms))
@@ -207,8 +209,10 @@ func (s *Searcher) snippet(h *Hit, seg *index.Segment, si, doc int, q *compiled,
 		}
 	}
 
-	// Analyze from the mark before the one that precedes the window.
-	from, base, to := 0, 0, len(text)
+	// Analyze from the mark before the one that precedes the window; read
+	// only the part of the text that analysis and the window need.
+	textLen := seg.Doc(doc).TextLen
+	from, base, to := 0, 0, textLen
 	if anchor >= 0 {
 		if err := r.ReadMarks(doc); err != nil {
 			return err
@@ -227,31 +231,65 @@ func (s *Searcher) snippet(h *Hit, seg *index.Segment, si, doc int, q *compiled,
 			to, _ = r.Mark(c + 1)
 		}
 	}
-	to = min(len(text), to+SnippetBytes+64)
-	for stop := min(len(text), to+256); to < stop && !isSpace(text[to]); to++ {
-	}
-	an := s.analyzers.Get().(*tokenize.Analyzer)
-	toks := an.Analyze(nil, text[from:to])
-	s.analyzers.Put(an)
-	ws := from
-	for i := range toks {
-		toks[i].Pos += base
-		toks[i].Start += from
-		toks[i].End += from
-		if anchor >= 0 && toks[i].Pos == int(events[anchor].pos) {
-			// Start a little before the first match so it reads in context.
-			ws = max(from, toks[i].Start-SnippetBytes/4)
+	to = min(textLen, to+SnippetBytes+64)
+	return seg.WithTextRange(doc, from, min(textLen, to+256), func(text []byte, at int) error {
+		// text holds the document's bytes from at on: offsets below are the
+		// document's, text[x-at] its byte x.
+		end := min(at+len(text), to+256)
+		for to < end && !isSpace(text[to-at]) {
+			to++
 		}
-	}
-	h.Snippet, h.Highlights = makeSnippet(text, ws, hl.ranges(toks), SnippetBytes)
-	return nil
+		// The words of the region by position; the matches are known by
+		// position already, so nothing is stemmed.
+		var words []Range // words[i]: the word at position base+i (End 0: none)
+		an := s.analyzers.Get().(*tokenize.Analyzer)
+		an.Words(text[from-at:to-at], func(p, start, end int) {
+			for len(words) < p {
+				words = append(words, Range{})
+			}
+			words = append(words, Range{from + start, from + end})
+		})
+		s.analyzers.Put(an)
+		word := func(p uint32) (Range, bool) {
+			if i := int(p) - base; i >= 0 && i < len(words) && words[i].End > 0 {
+				return words[i], true
+			}
+			return Range{}, false
+		}
+		ws := from
+		if anchor >= 0 {
+			if w, ok := word(events[anchor].pos); ok {
+				// Start a little before the first match so it reads in context.
+				ws = max(from, w.Start-SnippetBytes/4)
+			}
+		}
+		var marks []Range
+		for _, e := range events {
+			first, ok := word(e.pos)
+			if !ok {
+				continue
+			}
+			last := first
+			if e.key >= nWords {
+				ph := hl.phrases[e.key-nWords]
+				if last, ok = word(e.pos + uint32(ph.Offsets[len(ph.Offsets)-1])); !ok {
+					continue
+				}
+			}
+			marks = append(marks, Range{first.Start, last.End})
+		}
+		h.Snippet, h.Highlights = makeSnippet(text, at, textLen, ws, mergeRanges(marks), SnippetBytes)
+		return nil
+	})
 }
 
 // makeSnippet cuts the window of about width bytes from ws, widened to word
-// boundaries, and returns it with the ranges (of text, ascending) that lie
-// inside it. Whitespace and control characters collapse to single spaces;
-// "…" marks cut ends.
-func makeSnippet(text []byte, ws int, marks []Range, width int) (string, []Range) {
+// boundaries, and returns it with the ranges (ascending) that lie inside
+// it. text holds bytes at.. of a document of textLen bytes; ws and the
+// ranges are offsets in the document. Whitespace and control characters
+// collapse to single spaces; "…" marks cut ends.
+func makeSnippet(text []byte, at, textLen, ws int, marks []Range, width int) (string, []Range) {
+	ws -= at
 	we := min(len(text), ws+width)
 	// Snap to word boundaries and rune starts.
 	if ws > 0 && !isSpace(text[ws-1]) {
@@ -277,15 +315,15 @@ func makeSnippet(text []byte, ws int, marks []Range, width int) (string, []Range
 		we--
 	}
 	// Copy the window, turning control characters into spaces and runs of
-	// spaces into one; at[i] is where text[ws+i] lands in the snippet.
+	// spaces into one; lands[i] is where text[ws+i] lands in the snippet.
 	var out []byte
-	if ws > 0 {
+	if at+ws > 0 {
 		out = append(out, "…"...)
 	}
-	at := make([]int, we-ws+1)
+	lands := make([]int, we-ws+1)
 	space := false
 	for i, c := range text[ws:we] {
-		at[i] = len(out)
+		lands[i] = len(out)
 		if c < 0x20 || c == 0x7f || c == ' ' {
 			if !space && len(out) > 0 {
 				out = append(out, ' ')
@@ -296,14 +334,14 @@ func makeSnippet(text []byte, ws int, marks []Range, width int) (string, []Range
 		space = false
 		out = append(out, c)
 	}
-	at[we-ws] = len(out)
-	if we < len(text) {
+	lands[we-ws] = len(out)
+	if at+we < textLen {
 		out = append(out, "…"...)
 	}
 	var rs []Range
 	for _, m := range marks {
-		if m.Start >= ws && m.End <= we {
-			rs = append(rs, Range{at[m.Start-ws], at[m.End-ws]})
+		if s, e := m.Start-at, m.End-at; s >= ws && e <= we {
+			rs = append(rs, Range{lands[s-ws], lands[e-ws]})
 		}
 	}
 	return string(validUTF8(out)), rs

@@ -15,7 +15,7 @@ func TestSnippetHighlights(t *testing.T) {
 	text := []byte(strings.Repeat("filler words here.\n", 40) + "A Bloom\n\n   filter\tis a set.\n" + strings.Repeat("more filler text. ", 40))
 	hl := &highlighter{words: map[string]bool{"bloom": true, "filter": true}}
 	rs := hl.ranges(a.Analyze(nil, text))
-	snip, rs := makeSnippet(text, rs[0].Start-SnippetBytes/4, rs, SnippetBytes)
+	snip, rs := makeSnippet(text, 0, len(text), rs[0].Start-SnippetBytes/4, rs, SnippetBytes)
 	if len(rs) != 2 {
 		t.Fatalf("%d highlights in %q, want 2", len(rs), snip)
 	}
@@ -37,7 +37,7 @@ func TestSnippetShortText(t *testing.T) {
 	a := tokenize.MustNew("english")
 	text := []byte("Hash tables")
 	hl := &highlighter{words: map[string]bool{"tabl": true}}
-	snip, rs := makeSnippet(text, 0, hl.ranges(a.Analyze(nil, text)), SnippetBytes)
+	snip, rs := makeSnippet(text, 0, len(text), 0, hl.ranges(a.Analyze(nil, text)), SnippetBytes)
 	if snip != "Hash tables" || len(rs) != 1 || snip[rs[0].Start:rs[0].End] != "tables" {
 		t.Fatalf("got %q %v", snip, rs)
 	}

@@ -133,9 +133,26 @@ func (a *Analyzer) Term(word string) (term string, ok bool) {
 	return term, n == 1
 }
 
+// Words calls fn for every word segment of text with its position and byte
+// range, as Analyze numbers them, stop words included: it segments without
+// mapping words to terms, so it is much cheaper than Analyze.
+func (a *Analyzer) Words(text []byte, fn func(pos, start, end int)) {
+	pos := 0
+	a.segments(text, false, func(_ string, start, end int) {
+		fn(pos, start, end)
+		pos++
+	})
+}
+
 // each calls fn for every kept segment of text with its term ("" for a dropped
 // token) and byte range.
 func (a *Analyzer) each(text []byte, fn func(term string, start, end int)) {
+	a.segments(text, true, fn)
+}
+
+// segments calls fn for every word segment of text with its byte range and,
+// when terms is set, its term ("" for a dropped token).
+func (a *Analyzer) segments(text []byte, terms bool, fn func(term string, start, end int)) {
 	data := a.validUTF8(text)
 	off := 0
 	for off < len(data) {
@@ -147,7 +164,11 @@ func (a *Analyzer) each(text []byte, fn func(term string, start, end int)) {
 				continue
 			}
 			start := off + cap(rest) - cap(seg)
-			fn(a.term(seg), start, start+len(seg))
+			term := ""
+			if terms {
+				term = a.term(seg)
+			}
+			fn(term, start, start+len(seg))
 		}
 		if n <= 0 {
 			// The segmenter gave up before the end: skip one rune and go on,

@@ -382,3 +382,27 @@ func randomText(r *rand.Rand) []byte {
 	}
 	return b
 }
+
+// TestWordsAgreeWithAnalyze: Words numbers and places every word segment as
+// Analyze does, stop words and dropped words included.
+func TestWordsAgreeWithAnalyze(t *testing.T) {
+	a := MustNew("english")
+	text := []byte("The quick brown fox — it's 3.14 jumps\xffover the lazy dog's back; 日本語 and " + strings.Repeat("x", 70) + " end")
+	at := map[int][2]int{}
+	n := 0
+	a.Words(text, func(pos, start, end int) {
+		if pos != n {
+			t.Fatalf("word %d has position %d", n, pos)
+		}
+		n++
+		at[pos] = [2]int{start, end}
+	})
+	for _, tok := range a.Analyze(nil, text) {
+		if r := at[tok.Pos]; r != [2]int{tok.Start, tok.End} {
+			t.Errorf("token %q at position %d: Words has %v, Analyze %d–%d", tok.Term, tok.Pos, r, tok.Start, tok.End)
+		}
+	}
+	if toks := a.Analyze(nil, text); n <= len(toks) {
+		t.Errorf("Words saw %d words, Analyze kept %d: stop words are missing", n, len(toks))
+	}
+}
