@@ -21,8 +21,27 @@ type Explanation struct {
 	Candidates     int               `json:"candidates"`
 	Hits           int               `json:"hits"`
 	FalsePositives int               `json:"false_positives"`
-	Terms          []TermExplanation `json:"terms"`
-	Segments       []SegmentSteps    `json:"segments"`
+	Terms          []TermExplanation   `json:"terms"`
+	Phrases        []PhraseExplanation `json:"phrases,omitempty"`
+	Segments       []SegmentSteps      `json:"segments"`
+}
+
+// PhraseExplanation shows a phrase as it is matched: its terms at their
+// offsets (a stop word holds a position), and the word pairs whose shared
+// rows its candidates must hold, with the segments where they have them.
+type PhraseExplanation struct {
+	Text    string       `json:"text"`
+	Terms   []string     `json:"terms"`
+	Offsets []int        `json:"offsets"`
+	Pairs   []PairRowUse `json:"pairs"`
+}
+
+// PairRowUse is one pair of adjacent phrase terms and the number of
+// segments that index it (both terms have private rows there).
+type PairRowUse struct {
+	First    string `json:"first"`
+	Second   string `json:"second"`
+	Segments int    `json:"segments"`
 }
 
 // TermExplanation describes one analyzed query term across all segments.
@@ -87,6 +106,7 @@ func (s *Searcher) Explain(ctx context.Context, q string) (*Explanation, error) 
 		negated    bool
 	}
 	var leaves []leaf
+	var phrases []*Phrase
 	var walk func(n Node, neg bool)
 	walk = func(n Node, neg bool) {
 		switch x := n.(type) {
@@ -96,6 +116,7 @@ func (s *Searcher) Explain(ctx context.Context, q string) (*Explanation, error) 
 			for _, t := range x.Terms {
 				leaves = append(leaves, leaf{x.Text, t, neg})
 			}
+			phrases = append(phrases, x)
 		case *Prefix:
 			n := 0
 			s.ix.Prefix(x.Prefix, func(t string, _ []index.Entry) bool {
@@ -116,6 +137,24 @@ func (s *Searcher) Explain(ctx context.Context, q string) (*Explanation, error) 
 		}
 	}
 	walk(c.root, false)
+	for _, ph := range phrases {
+		pe := PhraseExplanation{Text: ph.Text, Terms: ph.Terms, Offsets: ph.Offsets}
+		for j := 1; j < len(ph.Terms); j++ {
+			if ph.Offsets[j] != ph.Offsets[j-1]+1 {
+				continue
+			}
+			use := PairRowUse{First: ph.Terms[j-1], Second: ph.Terms[j]}
+			for _, seg := range s.ix.Segments() {
+				a, _ := c.lookup(seg, use.First)
+				b, _ := c.lookup(seg, use.Second)
+				if a.DF > 0 && b.DF > 0 && seg.PairsIndexed(a.Treatment(), b.Treatment()) {
+					use.Segments++
+				}
+			}
+			pe.Pairs = append(pe.Pairs, use)
+		}
+		ex.Phrases = append(ex.Phrases, pe)
+	}
 
 	for _, l := range leaves {
 		te := TermExplanation{Word: l.word, Term: l.term, Negated: l.negated}

@@ -109,6 +109,10 @@ func TestIndexAndSearch(t *testing.T) {
 	if code != exitOK || !strings.Contains(out, "predicted fp") || !strings.Contains(out, "filter") {
 		t.Fatalf("explain: exit %d\n%s", code, out)
 	}
+	code, out, _ = runCLI(t, "explain", "--index", ix, `"filter of the bloom" -x`)
+	if code != exitOK || !strings.Contains(out, `phrase "filter of the bloom": filter@0 bloom@3, checked on stored positions`) {
+		t.Fatalf("explain of a phrase: exit %d\n%s", code, out)
+	}
 }
 
 // TestBadInput: each mistake gives one clear sentence and a non-zero exit.

@@ -52,6 +52,19 @@ func runExplain(args []string, stdout, stderr io.Writer) int {
 	tw.Flush()
 	fmt.Fprintln(stdout, "\n(private/shared/list/absent: segments where the term has an exact row, k shared rows, an exact list of its documents, or is missing;")
 	fmt.Fprintln(stdout, " fp: documents the term's rows admit without holding the term)")
+	for _, ph := range ex.Phrases {
+		var at, pairs []string
+		for i, t := range ph.Terms {
+			at = append(at, fmt.Sprintf("%s@%d", t, ph.Offsets[i]))
+		}
+		for _, p := range ph.Pairs {
+			pairs = append(pairs, fmt.Sprintf("%s %s in %d of %d segments", p.First, p.Second, p.Segments, len(ex.Segments)))
+		}
+		if len(pairs) == 0 {
+			pairs = []string{"none (no adjacent terms)"}
+		}
+		fmt.Fprintf(stdout, "\nphrase %q: %s, checked on stored positions\n  word pairs in shared rows: %s\n", ph.Text, strings.Join(at, " "), strings.Join(pairs, "; "))
+	}
 	if *steps {
 		for _, sg := range ex.Segments {
 			fmt.Fprintf(stdout, "\n%s (class %d, %d docs)\n", sg.Segment, sg.Class, sg.Docs)
