@@ -2,7 +2,6 @@ package index
 
 import (
 	"bytes"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -278,7 +277,7 @@ func (s *Segment) checkInvariants() []error {
 func (s *Segment) checkPositions(terms []string, bad func(sec, format string, a ...any)) []error {
 	var probs []error
 	var post []Posting
-	var locals, positions, marks []uint32
+	var locals, positions, marks, tfs []uint32
 	var count []uint32
 	var rows []int
 	var pairs []uint64
@@ -289,7 +288,7 @@ func (s *Segment) checkPositions(terms []string, bad func(sec, format string, a 
 			continue // reported with the forward index
 		}
 		e := s.pos[s.posOff[d]:s.posOff[d+1]]
-		if locals, positions, marks, err = decodePositionsEntry(e, len(post), locals[:0], positions[:0], marks[:0]); err != nil {
+		if locals, positions, marks, err = decodePositionsEntry(e, tfsOf(post, &tfs), locals[:0], positions[:0], marks[:0]); err != nil {
 			probs = append(probs, s.badPositions(d, err.Error()))
 			continue
 		}
@@ -299,8 +298,8 @@ func (s *Segment) checkPositions(terms []string, bad func(sec, format string, a 
 			off, t := 0, 0
 			for c.readSkip() {
 				for ; t < c.nTerm; t++ {
-					l, n := binary.Uvarint(lists[off:])
-					off += n + int(l)
+					_, rest, _ := nextList(lists[off:], int(post[t].TF))
+					off = len(lists) - len(rest)
 				}
 				if c.nPos != uint64(off) {
 					bad("forward", "document %d: the skip to term %d gives its list at %d, not %d", d, c.nTerm, c.nPos, off)

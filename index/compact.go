@@ -359,7 +359,7 @@ type mergeSource struct {
 	text  *TextReader
 	post  []Posting
 
-	locals, positions, marks []uint32
+	locals, positions, marks, tfs []uint32
 }
 
 func newMergeSource(s *Segment) (*mergeSource, error) {
@@ -401,7 +401,7 @@ func (src *mergeSource) doc(d int) (*analyzedDoc, error) {
 		perm[o] = uint32(i)
 	}
 	e := s.pos[s.posOff[d]:s.posOff[d+1]]
-	if src.locals, src.positions, src.marks, err = decodePositionsEntry(e, len(perm), src.locals[:0], src.positions[:0], src.marks[:0]); err != nil {
+	if src.locals, src.positions, src.marks, err = decodePositionsEntry(e, tfsOf(src.post, &src.tfs), src.locals[:0], src.positions[:0], src.marks[:0]); err != nil {
 		return nil, s.badPositions(d, err.Error())
 	}
 	if len(src.locals) != info.Tokens {

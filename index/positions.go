@@ -21,13 +21,14 @@ import (
 //	                           text, of kept token 32c, each minus those of
 //	                           the previous mark (the first from 0)
 //	for each term of the document's forward entry, in its (termID) order:
-//	  uvarint L                bytes of the term's list
+//	  uvarint L                bytes of its positions, only when tf > 1
 //	  tf uvarints              its positions, ascending: the first, then
 //	                           each minus the previous one minus 1
 //
-// A phrase reads the lists of its terms only: their termIDs are small when
-// they are common (termIDs are in descending df order), so the lists of
-// common words come first and the rest of the entry is never read. The
+// The forward entry gives each term's tf, so a list of one position (most
+// of them) needs no length. A phrase reads the lists of its terms only,
+// found through the forward entry's skips, which also give the byte offset
+// of every 32nd term's list. The
 // marks let a snippet analyze the text from a nearby token instead of from
 // the start: analysis from mark c's offset finds that token first, at its
 // position.
@@ -79,7 +80,9 @@ func appendPositionsEntry(dst []byte, locals, positions, offsets []uint32, disti
 				list = binary.AppendUvarint(list, uint64(p-byTerm[start[t]+i-1]-1))
 			}
 		}
-		dst = binary.AppendUvarint(dst, uint64(len(list)))
+		if start[t+1]-start[t] > 1 {
+			dst = binary.AppendUvarint(dst, uint64(len(list)))
+		}
 		dst = append(dst, list...)
 	}
 	return dst
@@ -126,8 +129,17 @@ func appendPositions(dst []uint32, list []byte) ([]uint32, bool) {
 	return dst, true
 }
 
-// nextList splits the next term's list off lists.
-func nextList(lists []byte) (list, rest []byte, ok bool) {
+// nextList splits the next term's list, of tf positions, off lists: a
+// single uvarint when tf is 1, else behind its byte length.
+func nextList(lists []byte, tf int) (list, rest []byte, ok bool) {
+	if tf == 1 {
+		for i, b := range lists {
+			if b < 0x80 {
+				return lists[:i+1], lists[i+1:], true
+			}
+		}
+		return nil, nil, false
+	}
 	if len(lists) > 0 && lists[0] < 0x80 {
 		if l := int(lists[0]); l < len(lists) {
 			return lists[1 : 1+l], lists[1+l:], true
@@ -147,7 +159,8 @@ func nextList(lists []byte) (list, rest []byte, ok bool) {
 // locals, positions and offsets. It checks what the format promises: a
 // position holds one token, K tokens in all, and each mark is at the
 // position of its token.
-func decodePositionsEntry(e []byte, distinct int, locals, positions, offsets []uint32) ([]uint32, []uint32, []uint32, error) {
+func decodePositionsEntry(e []byte, tfs []uint32, locals, positions, offsets []uint32) ([]uint32, []uint32, []uint32, error) {
+	distinct := len(tfs)
 	k, marks, lists, ok := positionsHeader(e)
 	if !ok {
 		return locals, positions, offsets, fmt.Errorf("its header does not decode")
@@ -157,7 +170,7 @@ func decodePositionsEntry(e []byte, distinct int, locals, positions, offsets []u
 	var buf []uint32
 	for t := 0; t < distinct; t++ {
 		var list []byte
-		if list, lists, ok = nextList(lists); !ok {
+		if list, lists, ok = nextList(lists, int(tfs[t])); !ok {
 			return locals, positions, offsets, fmt.Errorf("the list of its term %d does not decode", t)
 		}
 		if buf, ok = appendPositions(buf[:0], list); !ok {
@@ -235,30 +248,44 @@ func (r *PositionReader) Read(doc int, ids []TermID, pos [][]uint32) error {
 	if !ok {
 		return s.badPositions(doc, "its header does not decode")
 	}
-	lists, at := all, 0 // lists starts with the list of term at
+	// lists starts with the list of term at; pending: that is the current
+	// term's, not read yet. Every term the cursor passes has its list
+	// skipped (by its tf), so the two stay in step.
+	lists, at, pending := all, 0, false
 	for j, id := range ids {
-		if !c.seek(uint64(id)) {
-			continue
-		}
-		l := c.i - 1
-		if c.jumpTerm > at {
-			if c.jumpPos > uint64(len(all)) {
-				return s.badPositions(doc, fmt.Sprintf("the forward entry's skip to term %d lies past its lists", c.jumpTerm))
+		w := uint64(id)
+		for !(c.valid && c.id >= w) {
+			if pending {
+				if _, lists, ok = nextList(lists, int(c.tf)); !ok {
+					return s.badPositions(doc, fmt.Sprintf("the list of its term %d does not decode", at))
+				}
+				at, pending = at+1, false
 			}
-			lists, at = all[c.jumpPos:], c.jumpTerm
+			c.skipTo(w)
+			if c.jumpTerm > at {
+				if c.jumpPos > uint64(len(all)) {
+					return s.badPositions(doc, fmt.Sprintf("the forward entry's skip to term %d lies past its lists", c.jumpTerm))
+				}
+				lists, at = all[c.jumpPos:], c.jumpTerm
+			}
+			if !c.next() {
+				if c.bad {
+					return s.badForward(doc)
+				}
+				return nil
+			}
+			pending = true
 		}
-		var list []byte
-		for ; at <= l; at++ {
-			if list, lists, ok = nextList(lists); !ok {
+		if c.id == w && pending {
+			var list []byte
+			if list, lists, ok = nextList(lists, int(c.tf)); !ok {
 				return s.badPositions(doc, fmt.Sprintf("the list of its term %d does not decode", at))
 			}
+			if pos[j], ok = appendPositions(pos[j], list); !ok {
+				return s.badPositions(doc, fmt.Sprintf("the positions of its term %d do not decode", at))
+			}
+			at, pending = at+1, false
 		}
-		if pos[j], ok = appendPositions(pos[j], list); !ok {
-			return s.badPositions(doc, fmt.Sprintf("the positions of its term %d do not decode", l))
-		}
-	}
-	if c.bad {
-		return s.badForward(doc)
 	}
 	return nil
 }
@@ -472,4 +499,13 @@ func (ps *pairSet) each(doc int, fn func(h uint64)) {
 	for _, h := range ps.of(doc) {
 		fn(h)
 	}
+}
+
+// tfsOf fills *buf with the tfs of a forward entry's postings, in order.
+func tfsOf(post []Posting, buf *[]uint32) []uint32 {
+	*buf = (*buf)[:0]
+	for _, p := range post {
+		*buf = append(*buf, p.TF)
+	}
+	return *buf
 }

@@ -111,7 +111,7 @@ func (s *Segment) RebuildRows() ([]uint32, error) {
 		})
 	}
 	var fwd []Posting
-	var locals, positions, marks []uint32
+	var locals, positions, marks, tfs []uint32
 	var rows []int
 	var err error
 	for d := 0; d < h.Docs; d++ {
@@ -128,7 +128,7 @@ func (s *Segment) RebuildRows() ([]uint32, error) {
 			continue
 		}
 		e := s.pos[s.posOff[d]:s.posOff[d+1]]
-		if locals, positions, marks, err = decodePositionsEntry(e, len(fwd), locals[:0], positions[:0], marks[:0]); err != nil {
+		if locals, positions, marks, err = decodePositionsEntry(e, tfsOf(fwd, &tfs), locals[:0], positions[:0], marks[:0]); err != nil {
 			return nil, s.badPositions(d, err.Error())
 		}
 		for i := 1; i < len(locals); i++ {
