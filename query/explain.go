@@ -15,12 +15,12 @@ import (
 // survive each step of the AND. It is what `bitsieve explain` prints and what
 // the web page draws.
 type Explanation struct {
-	Query          string            `json:"query"`
-	Parsed         string            `json:"parsed"`
-	Docs           int               `json:"docs"`
-	Candidates     int               `json:"candidates"`
-	Hits           int               `json:"hits"`
-	FalsePositives int               `json:"false_positives"`
+	Query          string              `json:"query"`
+	Parsed         string              `json:"parsed"`
+	Docs           int                 `json:"docs"`
+	Candidates     int                 `json:"candidates"`
+	Hits           int                 `json:"hits"`
+	FalsePositives int                 `json:"false_positives"`
 	Terms          []TermExplanation   `json:"terms"`
 	Phrases        []PhraseExplanation `json:"phrases,omitempty"`
 	Segments       []SegmentSteps      `json:"segments"`
