@@ -31,6 +31,7 @@ const (
 	CompRows       = "signature rows"
 	CompRowStats   = "row popcounts"
 	CompLists      = "signature lists"
+	CompImpacts    = "block impacts"
 	CompPostings   = "roaring postings"
 	CompOffsets    = "postings offsets"
 	CompDictionary = "dictionary"
@@ -56,6 +57,8 @@ func Sizes(ix *index.Index, inv *inverted.Index) Size {
 				by[CompRowStats] += sec.Bytes
 			case "lists":
 				by[CompLists] += sec.Bytes
+			case "impacts":
+				by[CompImpacts] += sec.Bytes
 			case "forward":
 				by[CompForward] += sec.Bytes
 			case "positions":
@@ -84,7 +87,7 @@ func Sizes(ix *index.Index, inv *inverted.Index) Size {
 		}
 	}
 	order := []Component{
-		{CompRows, "signature", 0}, {CompRowStats, "signature", 0}, {CompLists, "signature", 0},
+		{CompRows, "signature", 0}, {CompRowStats, "signature", 0}, {CompLists, "signature", 0}, {CompImpacts, "shared", 0},
 		{CompPostings, "inverted", 0}, {CompOffsets, "inverted", 0},
 		{CompDictionary, "shared", 0}, {CompForward, "shared", 0}, {CompPositions, "shared", 0},
 		{CompDocTable, "shared", 0}, {CompDocStore, "shared", 0}, {CompOther, "shared", 0},
