@@ -480,14 +480,13 @@ func (s *Searcher) searchSegment(seg *index.Segment, si int, q *compiled, k int,
 	}
 
 	// Ranking reads every query term of a candidate once, for verification
-	// and BM25 together, except in the blocks whose bound cannot enter the
-	// top k: there an exact plan's candidates are hits as they are, and an
-	// inexact plan's are only verified (the total stays exact).
-	// A query of one word has its live df as its total: its candidates in
-	// such blocks are not even verified. Blocks are taken best bound first,
-	// so that the floor rises fast and most blocks fall below it.
-	// Where there are few candidates, bounds would cost more than they
-	// save: every candidate is scored (boundless).
+	// and BM25 together, except in the blocks (and for the documents) whose
+	// score bound is below the floor: there an exact plan's candidates are
+	// hits as they are, an inexact plan's are only verified, and a one-word
+	// query's are not even verified (its total is its live df), so the total
+	// stays exact. Blocks are taken best bound first, so that the floor
+	// rises fast. With few candidates, bounds would cost more than they
+	// save, and every candidate is scored (boundless).
 	r.top = topK{k: k, seg: seg}
 	bound := &p.planner.bound
 	bound.reset(p, q, avgdl, len(c) < boundFrom)
