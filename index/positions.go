@@ -28,10 +28,9 @@ import (
 // The forward entry gives each term's tf, so a list of one position (most
 // of them) needs no length. A phrase reads the lists of its terms only,
 // found through the forward entry's skips, which also give the byte offset
-// of every 32nd term's list. The
-// marks let a snippet analyze the text from a nearby token instead of from
-// the start: analysis from mark c's offset finds that token first, at its
-// position.
+// of every 32nd term's list. The marks let a snippet segment the text from
+// a nearby token instead of from the start: segmentation from mark c's
+// offset finds that token first, at its position.
 
 // MarkStride is the number of kept tokens between two marks of a positions
 // entry.
