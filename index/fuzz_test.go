@@ -109,7 +109,25 @@ func exercise(s *Segment) {
 		}
 		if _, _, raw := s.block(0); d < 4 && s.hdr.Blocks > 0 && raw <= 4<<20 {
 			s.Text(nil, d)
+			s.WithTextRange(d, 10, 100, func([]byte, int) error { return nil })
 		}
+		if s.NumTerms() > 0 {
+			pr := s.NewPositionReader()
+			pr.Read(d, slices.Compact(ids), make([][]uint32, len(ids)))
+			if pr.ReadMarks(d) == nil {
+				for c := 0; c < pr.Marks(); c++ {
+					pr.Mark(c)
+				}
+			}
+		}
+		if fwd, err := s.Forward(post[:0], d); err == nil {
+			e := s.pos[s.posOff[d]:s.posOff[d+1]]
+			var tfs []uint32
+			decodePositionsEntry(e, tfsOf(fwd, &tfs), nil, nil, nil)
+		}
+	}
+	for r := 1; r <= s.PrivateRows()+s.SharedRows(); r++ {
+		s.Impacts(r)
 	}
 	n := 0
 	s.Terms(func(term string, id TermID) bool {

@@ -181,9 +181,15 @@ func newLexicon(name string, data []byte, verify verifyLevel) (*Lexicon, error) 
 	if lx.blockOff[0] != 0 || int(lx.blockOff[nb]) != len(lx.body) || lx.keyOff[0] != 0 || int(lx.keyOff[nb]) != len(lx.keys) {
 		return nil, bad(secLexIndex, "offsets do not cover the blocks and keys")
 	}
+	// Every offset first (so that each key lies inside the key bytes), then
+	// the keys' order.
 	for b := 0; b < nb; b++ {
-		if lx.blockOff[b] >= lx.blockOff[b+1] || lx.keyOff[b] > lx.keyOff[b+1] ||
-			(b > 0 && bytes.Compare(lx.key(b-1), lx.key(b)) >= 0) {
+		if lx.blockOff[b] >= lx.blockOff[b+1] || lx.keyOff[b] > lx.keyOff[b+1] {
+			return nil, bad(secLexIndex, "block %d is out of order", b)
+		}
+	}
+	for b := 1; b < nb; b++ {
+		if bytes.Compare(lx.key(b-1), lx.key(b)) >= 0 {
 			return nil, bad(secLexIndex, "block %d is out of order", b)
 		}
 	}

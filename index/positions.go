@@ -90,7 +90,7 @@ func appendPositionsEntry(dst []byte, locals, positions, offsets []uint32, disti
 // positionsHeader parses an entry's token count and marks.
 func positionsHeader(e []byte) (k uint64, marks, lists []byte, ok bool) {
 	k, n := binary.Uvarint(e)
-	if n <= 0 || k > 1<<31 {
+	if n <= 0 || k > uint64(len(e)) { // every token takes a byte at least
 		return 0, nil, nil, false
 	}
 	e = e[n:]
