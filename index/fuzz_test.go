@@ -17,27 +17,12 @@ import (
 // and shared rows, for seeding the fuzzers.
 func smallSegment(t testing.TB, n int, seed uint64) []byte {
 	t.Helper()
-	dir := t.TempDir()
-	docs := genDocs(n, seed)
-	for i := range docs {
-		if len(docs[i].Text) > 80 {
-			docs[i].Text = docs[i].Text[:80]
-		}
-	}
-	buildIndex(t, dir, docs, WriterOptions{})
-	m, err := readManifest(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := os.ReadFile(filepath.Join(dir, m.Segments[0].File))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
+	segs, _ := smallIndexFiles(t, n, seed)
+	return segs[0]
 }
 
-// smallIndexFiles is smallSegment with the index's other segments and its
-// lexicon.
+// smallIndexFiles builds a small index, as smallSegment, and returns its
+// segment files, in manifest order, and its lexicon.
 func smallIndexFiles(t testing.TB, n int, seed uint64) (segs [][]byte, lex []byte) {
 	t.Helper()
 	dir := t.TempDir()

@@ -800,6 +800,19 @@ func mergeLexicon(sources []*lexSource) (*lexBuilder, error) {
 		}
 	}
 	heap.Init(&h)
+	// step moves the source with the least word to its next word.
+	step := func() error {
+		ok, err := h[0].advance()
+		switch {
+		case err != nil:
+			return err
+		case ok:
+			heap.Fix(&h, 0)
+		default:
+			heap.Pop(&h)
+		}
+		return nil
+	}
 	var word []byte
 	var es []Entry
 	for len(h) > 0 {
@@ -811,14 +824,8 @@ func mergeLexicon(sources []*lexSource) (*lexBuilder, error) {
 			if err := b.addRecord(word, s.lx.body[s.rawAt:s.rawEnd], s.rawCount); err != nil {
 				return nil, err
 			}
-			ok, err := s.advance()
-			if err != nil {
+			if err := step(); err != nil {
 				return nil, err
-			}
-			if ok {
-				heap.Fix(&h, 0)
-			} else {
-				heap.Pop(&h)
 			}
 			continue
 		}
@@ -831,14 +838,8 @@ func mergeLexicon(sources []*lexSource) (*lexBuilder, error) {
 				}
 			}
 			es = append(es, s.es...)
-			ok, err := s.advance()
-			if err != nil {
+			if err := step(); err != nil {
 				return nil, err
-			}
-			if ok {
-				heap.Fix(&h, 0)
-			} else {
-				heap.Pop(&h)
 			}
 		}
 		sortEntries(es)

@@ -36,3 +36,22 @@ type Phrase struct {
 type Prefix struct {
 	Prefix string // lowercased surface prefix, not stemmed
 }
+
+// eachLeaf calls fn for every Term, Phrase and Prefix of n, in order, with
+// whether it lies under an odd number of negations (negated starts it).
+func eachLeaf(n Node, negated bool, fn func(leaf Node, negated bool)) {
+	switch x := n.(type) {
+	case *Term, *Phrase, *Prefix:
+		fn(x, negated)
+	case *Not:
+		eachLeaf(x.Child, !negated, fn)
+	case *And:
+		for _, k := range x.Children {
+			eachLeaf(k, negated, fn)
+		}
+	case *Or:
+		for _, k := range x.Children {
+			eachLeaf(k, negated, fn)
+		}
+	}
+}

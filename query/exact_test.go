@@ -285,6 +285,22 @@ func createIndex(t *testing.T, docs []index.Document, opt index.WriterOptions) s
 	return dir
 }
 
+// openSearcher opens the index in dir, closed when the test ends, and a
+// Searcher over it.
+func openSearcher(t *testing.T, dir string) (*index.Index, *Searcher) {
+	t.Helper()
+	ix, err := index.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ix.Close() })
+	s, err := NewSearcher(ix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ix, s
+}
+
 // treatments counts the terms of every kind over an index's segments.
 func treatments(t *testing.T, dir string) (private, shared, lists int) {
 	ix, err := index.Open(dir)
@@ -310,15 +326,7 @@ func treatments(t *testing.T, dir string) (private, shared, lists int) {
 // checkExactIn runs n generated queries on the index in dir, whose live
 // documents are docs, and compares each with brute force.
 func checkExactIn(t *testing.T, dir string, docs []index.Document, n int, seed uint64) {
-	ix, err := index.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ix.Close()
-	s, err := NewSearcher(ix)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, s := openSearcher(t, dir)
 	bd := analyzeAll(docs)
 	a := tokenize.MustNew("english")
 	g := &queryGen{r: rand.New(rand.NewPCG(seed, 7)), docs: docs, bd: bd}

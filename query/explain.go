@@ -107,8 +107,7 @@ func (s *Searcher) Explain(ctx context.Context, q string) (*Explanation, error) 
 	}
 	var leaves []leaf
 	var phrases []*Phrase
-	var walk func(n Node, neg bool)
-	walk = func(n Node, neg bool) {
+	eachLeaf(c.root, false, func(n Node, neg bool) {
 		switch x := n.(type) {
 		case *Term:
 			leaves = append(leaves, leaf{x.Word, x.Term, neg})
@@ -124,19 +123,8 @@ func (s *Searcher) Explain(ctx context.Context, q string) (*Explanation, error) 
 				n++
 				return n < maxExplainPrefix
 			})
-		case *Not:
-			walk(x.Child, !neg)
-		case *And:
-			for _, k := range x.Children {
-				walk(k, neg)
-			}
-		case *Or:
-			for _, k := range x.Children {
-				walk(k, neg)
-			}
 		}
-	}
-	walk(c.root, false)
+	})
 	for _, ph := range phrases {
 		pe := PhraseExplanation{Text: ph.Text, Terms: ph.Terms, Offsets: ph.Offsets}
 		for j := 1; j < len(ph.Terms); j++ {

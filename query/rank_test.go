@@ -23,15 +23,7 @@ func TestTopKPages(t *testing.T) {
 		}
 	}
 	dir := createIndex(t, docs, index.WriterOptions{Capacity: 1500})
-	ix, err := index.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ix.Close()
-	s, err := NewSearcher(ix)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ix, s := openSearcher(t, dir)
 	var common []string
 	if err := ix.Prefix("", func(w string, es []index.Entry) bool {
 		df := 0

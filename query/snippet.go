@@ -21,36 +21,23 @@ type highlighter struct {
 
 func newHighlighter(q *compiled) *highlighter {
 	h := &highlighter{words: map[string]bool{}}
-	var walk func(n Node, negated bool)
-	walk = func(n Node, negated bool) {
+	eachLeaf(q.root, false, func(n Node, negated bool) {
+		if negated {
+			return
+		}
 		switch x := n.(type) {
 		case *Term:
-			if !negated {
-				h.words[x.Term] = true
-			}
+			h.words[x.Term] = true
 		case *Prefix:
-			if !negated {
-				for _, w := range q.prefixes[x.Prefix] {
-					h.words[w] = true
-				}
+			for _, w := range q.prefixes[x.Prefix] {
+				h.words[w] = true
 			}
 		case *Phrase:
-			if !negated && !slices.ContainsFunc(h.phrases, func(p *Phrase) bool { return slices.Equal(p.Terms, x.Terms) && slices.Equal(p.Offsets, x.Offsets) }) {
+			if !slices.ContainsFunc(h.phrases, func(p *Phrase) bool { return slices.Equal(p.Terms, x.Terms) && slices.Equal(p.Offsets, x.Offsets) }) {
 				h.phrases = append(h.phrases, x)
 			}
-		case *Not:
-			walk(x.Child, !negated)
-		case *And:
-			for _, k := range x.Children {
-				walk(k, negated)
-			}
-		case *Or:
-			for _, k := range x.Children {
-				walk(k, negated)
-			}
 		}
-	}
-	walk(q.root, false)
+	})
 	return h
 }
 

@@ -74,15 +74,7 @@ func TestSnippetsFromPositions(t *testing.T) {
 		{Key: "c", Text: []byte("white whale at the very start")},
 	}
 	dir := createIndex(t, docs, index.WriterOptions{})
-	ix, err := index.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ix.Close()
-	s, err := NewSearcher(ix)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, s := openSearcher(t, dir)
 	for _, q := range []string{`"white whale"`, `"white whale" ishmael`, `ishmael OR café`} {
 		res, err := s.Search(context.Background(), Request{Query: q, Snippets: true})
 		if err != nil {
@@ -108,15 +100,7 @@ func TestSnippetsFromPositions(t *testing.T) {
 // stay right across analysis chunks.
 func TestSnippetLongText(t *testing.T) {
 	docs := []index.Document{{Key: "long", Text: []byte(strings.Repeat("lorem ipsum dolor sit amet ", 20000) + "the Bloom filter here")}}
-	ix, err := index.Open(createIndex(t, docs, index.WriterOptions{}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ix.Close()
-	s, err := NewSearcher(ix)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, s := openSearcher(t, createIndex(t, docs, index.WriterOptions{}))
 	res, err := s.Search(context.Background(), Request{Query: "bloom", Snippets: true})
 	if err != nil || len(res.Hits) != 1 {
 		t.Fatal(res, err)
