@@ -296,16 +296,15 @@ func (s *Segment) checkPositions(terms []string, bad func(sec, format string, a 
 			// Each skip of the forward entry leads to its term's list.
 			_, _, lists, _ := positionsHeader(e)
 			off, t := 0, 0
-			for c.readSkip() {
-				for ; t < c.nTerm; t++ {
+			for j := range c.nskip {
+				for ; t < (j+1)*forwardSkip; t++ {
 					_, rest, _ := nextList(lists[off:], int(post[t].TF))
 					off = len(lists) - len(rest)
 				}
-				if c.nPos != uint64(off) {
-					bad("forward", "document %d: the skip to term %d gives its list at %d, not %d", d, c.nTerm, c.nPos, off)
+				if _, _, po := c.skip(j); po != uint64(off) {
+					bad("forward", "document %d: the skip to term %d gives its list at %d, not %d", d, t, po, off)
 					break
 				}
-				c.peeked = false
 			}
 		}
 		info := s.Doc(d)

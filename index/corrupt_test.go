@@ -275,3 +275,49 @@ func TestMissingFiles(t *testing.T) {
 	}
 	mustCheck(t, dir)
 }
+
+// TestOlderFormatRefused: an index written by an older bitsieve (its
+// MANIFEST, or a segment file, of the previous format version) is refused
+// with the one sentence that tells the user to rebuild, never read.
+func TestOlderFormatRefused(t *testing.T) {
+	want := fmt.Sprintf("index format version %d is not supported (this bitsieve reads version %d); rebuild the index with bitsieve index --rebuild", formatVersion-1, formatVersion)
+	t.Run("manifest", func(t *testing.T) {
+		dir := t.TempDir()
+		buildIndex(t, dir, genDocs(50, 1), WriterOptions{})
+		m, err := readManifest(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m.Format = formatVersion - 1
+		b, err := encodeManifest(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "MANIFEST"), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Open(dir); err == nil || !strings.Contains(err.Error(), want) {
+			t.Fatalf("Open: %v, want %q", err, want)
+		}
+	})
+	t.Run("segment", func(t *testing.T) {
+		dir := t.TempDir()
+		buildIndex(t, dir, genDocs(50, 1), WriterOptions{})
+		m, err := readManifest(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(dir, m.Segments[0].File)
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		binary.LittleEndian.PutUint32(b[12:], formatVersion-1)
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Open(dir); err == nil || !strings.Contains(err.Error(), want) {
+			t.Fatalf("Open: %v, want %q", err, want)
+		}
+	})
+}

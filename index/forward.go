@@ -9,48 +9,106 @@ import (
 // by termID with their frequencies. Entry of a document:
 //
 //	uvarint count
-//	uvarint B                 bytes of the skips (only when count > 32)
-//	(count−1)/32 skips        uvarint deltas from the previous skip (the
-//	                          first from 0) of: the termID of term 32(j+1)−1,
-//	                          the byte offset of term 32(j+1)'s pair among
-//	                          the pairs, the byte offset of its list among
-//	                          the positions entry's lists
+//	byte W                    field widths of the skips (only when count > 8)
+//	(count−1)/8 skips         fixed-width little-endian records: the termID
+//	                          of term 8(j+1)−1, the byte offset of term
+//	                          8(j+1)'s pair among the pairs, the byte
+//	                          offset of its list among the positions
+//	                          entry's lists; field f takes 1 + (W>>2f)&3
+//	                          bytes
 //	count pairs               uvarint termID delta, uvarint tf (the first
 //	                          delta from 0)
 //
 // termIDs are assigned in descending df order, so common terms are found
-// after a few bytes; the skips take a lookup of a rare term in a long
-// document there in a few dozen steps instead of one per term before it,
-// both in the forward entry and in the document's positions.
+// after a few bytes. Rare terms lie at the end of a long entry: a lookup
+// binary-searches the skips for the last one whose termID is below the term,
+// jumps there and walks at most 7 pairs, in the forward entry and in the
+// document's positions alike.
 
 // forwardSkip is the number of terms between two skips of a forward entry.
-const forwardSkip = 32
+const forwardSkip = 8
 
 // appendForwardEntry encodes a document's terms (ascending ids, their tfs)
 // as an entry; listOff[i] is the byte offset of term i's list among the
 // positions entry's lists (read only at the skip points).
 func appendForwardEntry(dst []byte, ids, tfs []uint32, listOff []uint32) []byte {
-	var pairs, skips []byte
-	prev := uint32(0)
-	var sb, sf, sp uint64
-	for i, id := range ids {
-		if i > 0 && i%forwardSkip == 0 {
-			base, fo, po := uint64(ids[i-1]), uint64(len(pairs)), uint64(listOff[i])
-			skips = binary.AppendUvarint(skips, base-sb)
-			skips = binary.AppendUvarint(skips, fo-sf)
-			skips = binary.AppendUvarint(skips, po-sp)
-			sb, sf, sp = base, fo, po
-		}
-		pairs = binary.AppendUvarint(pairs, uint64(id-prev))
-		pairs = binary.AppendUvarint(pairs, uint64(tfs[i]))
-		prev = id
-	}
 	dst = binary.AppendUvarint(dst, uint64(len(ids)))
 	if len(ids) > forwardSkip {
-		dst = binary.AppendUvarint(dst, uint64(len(skips)))
-		dst = append(dst, skips...)
+		// The fields grow along the entry: the last skip sets the widths.
+		nskip := (len(ids) - 1) / forwardSkip
+		last := nskip * forwardSkip
+		var fwdLast int
+		prev := uint32(0)
+		for i, id := range ids[:last] {
+			fwdLast += uvarintLen(uint64(id-prev)) + uvarintLen(uint64(tfs[i]))
+			prev = id
+		}
+		wt, wf, wp := byteWidth(uint64(ids[last-1])), byteWidth(uint64(fwdLast)), byteWidth(uint64(listOff[last]))
+		dst = append(dst, byte(wt-1|(wf-1)<<2|(wp-1)<<4))
+		skipAt, rec := len(dst), wt+wf+wp
+		dst = append(dst, make([]byte, nskip*rec)...)
+		pairsAt := len(dst)
+		prev = 0
+		for i, id := range ids {
+			if i > 0 && i%forwardSkip == 0 {
+				r := dst[skipAt+(i/forwardSkip-1)*rec:]
+				putWidth(r, wt, uint64(ids[i-1]))
+				putWidth(r[wt:], wf, uint64(len(dst)-pairsAt))
+				putWidth(r[wt+wf:], wp, uint64(listOff[i]))
+			}
+			dst = binary.AppendUvarint(dst, uint64(id-prev))
+			dst = binary.AppendUvarint(dst, uint64(tfs[i]))
+			prev = id
+		}
+		return dst
 	}
-	return append(dst, pairs...)
+	prev := uint32(0)
+	for i, id := range ids {
+		dst = binary.AppendUvarint(dst, uint64(id-prev))
+		dst = binary.AppendUvarint(dst, uint64(tfs[i]))
+		prev = id
+	}
+	return dst
+}
+
+func uvarintLen(v uint64) int {
+	n := 1
+	for v >= 0x80 {
+		v >>= 7
+		n++
+	}
+	return n
+}
+
+// byteWidth is the bytes (1 to 4) that hold v, which fits 32 bits.
+func byteWidth(v uint64) int {
+	switch {
+	case v < 1<<8:
+		return 1
+	case v < 1<<16:
+		return 2
+	case v < 1<<24:
+		return 3
+	}
+	return 4
+}
+
+func putWidth(b []byte, w int, v uint64) {
+	for i := range w {
+		b[i] = byte(v >> (8 * i))
+	}
+}
+
+func getWidth(b []byte, w int) uint64 {
+	switch w {
+	case 1:
+		return uint64(b[0])
+	case 2:
+		return uint64(binary.LittleEndian.Uint16(b))
+	case 3:
+		return uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16
+	}
+	return uint64(binary.LittleEndian.Uint32(b))
 }
 
 // fwdCursor walks one document's forward entry in termID order, jumping
@@ -58,22 +116,21 @@ func appendForwardEntry(dst []byte, ids, tfs []uint32, listOff []uint32) []byte 
 type fwdCursor struct {
 	pairs []byte // the pairs from the next one on
 	all   []byte // all the pairs
-	skips []byte // skip records not yet read
+	skips []byte // the skip records
 	count int
 	bad   bool // the entry does not decode
+
+	wt, wf, wp int // the widths of a skip's fields
+	nskip      int // skip records
+	sk         int // the first skip record not passed
 
 	i     int    // index of the next pair
 	id    uint64 // termID of the last term read (or the base of a jump)
 	tf    uint64 // its tf
 	valid bool   // id and tf are a term's (not a jump's base)
 
-	// the next skip, read ahead: the term index it leads to, the termID
-	// before it and the offsets of its pair and list
-	peeked            bool
-	nTerm             int
-	nBase, nFwd, nPos uint64
-	jumpTerm          int    // the term the last jump led to (0: none yet)
-	jumpPos           uint64 // the offset of its list
+	jumpTerm int    // the term the last jump led to (0: none yet)
+	jumpPos  uint64 // the offset of its list
 }
 
 // forwardCursor opens document doc's entry.
@@ -86,11 +143,17 @@ func (s *Segment) forwardCursor(doc int) (fwdCursor, error) {
 	b = b[k:]
 	c := fwdCursor{count: int(n)}
 	if n > forwardSkip {
-		sb, k := binary.Uvarint(b)
-		if k <= 0 || sb > uint64(len(b)-k) {
+		if len(b) == 0 {
 			return fwdCursor{}, s.badForward(doc)
 		}
-		c.skips, b = b[k:k+int(sb)], b[k+int(sb):]
+		w := b[0]
+		c.wt, c.wf, c.wp = 1+int(w&3), 1+int(w>>2&3), 1+int(w>>4&3)
+		c.nskip = (c.count - 1) / forwardSkip
+		sb := c.nskip * (c.wt + c.wf + c.wp)
+		if w>>6 != 0 || sb > len(b)-1 {
+			return fwdCursor{}, s.badForward(doc)
+		}
+		c.skips, b = b[1:1+sb], b[1+sb:]
 	}
 	c.pairs, c.all = b, b
 	return c, nil
@@ -100,42 +163,45 @@ func (s *Segment) badForward(doc int) error {
 	return &CorruptError{File: s.name, Section: "forward", Detail: fmt.Sprintf("entry of document %d does not decode", doc)}
 }
 
-// readSkip reads the next skip record ahead; false when there is none.
-func (c *fwdCursor) readSkip() bool {
-	if c.peeked {
-		return true
-	}
-	if len(c.skips) == 0 {
-		return false
-	}
-	var d [3]uint64
-	for f := range d {
-		v, n := binary.Uvarint(c.skips)
-		if n <= 0 {
-			c.bad, c.skips = true, nil
-			return false
-		}
-		d[f], c.skips = v, c.skips[n:]
-	}
-	c.nTerm += forwardSkip
-	c.nBase, c.nFwd, c.nPos = c.nBase+d[0], c.nFwd+d[1], c.nPos+d[2]
-	if c.nTerm >= c.count || c.nFwd > uint64(len(c.all)) {
-		c.bad, c.skips = true, nil
-		return false
-	}
-	c.peeked = true
-	return true
+// skip reads skip record j: the termID before the term it leads to (term
+// 8(j+1)), that term's pair offset and its list's offset.
+func (c *fwdCursor) skip(j int) (base, fwd, pos uint64) {
+	r := c.skips[j*(c.wt+c.wf+c.wp):]
+	return getWidth(r, c.wt), getWidth(r[c.wt:], c.wf), getWidth(r[c.wt+c.wf:], c.wp)
 }
 
-// skipTo jumps over every term that the skips show to be below w.
+// skipTo jumps to the last skip whose termID lies below w, when it leads
+// past the terms read: a binary search among the skips not yet passed.
 func (c *fwdCursor) skipTo(w uint64) {
-	for c.readSkip() && c.nBase < w {
-		if c.nTerm > c.i {
-			c.i, c.id, c.valid = c.nTerm, c.nBase, false
-			c.pairs = c.all[c.nFwd:]
-			c.jumpTerm, c.jumpPos = c.nTerm, c.nPos
+	if c.sk == c.nskip {
+		return
+	}
+	if getWidth(c.skips[c.sk*(c.wt+c.wf+c.wp):], c.wt) >= w {
+		return // the next skip does not pass w: most calls
+	}
+	lo, hi := c.sk+1, c.nskip
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if getWidth(c.skips[m*(c.wt+c.wf+c.wp):], c.wt) < w {
+			lo = m + 1
+		} else {
+			hi = m
 		}
-		c.peeked = false
+	}
+	if lo == c.sk {
+		return
+	}
+	j := lo - 1
+	c.sk = lo
+	if t := (j + 1) * forwardSkip; t > c.i {
+		base, fo, po := c.skip(j)
+		if fo > uint64(len(c.all)) {
+			c.bad, c.i = true, c.count
+			return
+		}
+		c.i, c.id, c.valid = t, base, false
+		c.pairs = c.all[fo:]
+		c.jumpTerm, c.jumpPos = t, po
 	}
 }
 
@@ -200,7 +266,6 @@ func (s *Segment) Forward(dst []Posting, doc int) ([]Posting, error) {
 	if err != nil {
 		return dst, err
 	}
-	skips := c
 	for c.next() {
 		if c.id >= uint64(s.hdr.Terms) {
 			return dst, s.badForward(doc)
@@ -208,13 +273,12 @@ func (s *Segment) Forward(dst []Posting, doc int) ([]Posting, error) {
 		dst = append(dst, Posting{TermID(c.id), uint32(c.tf)})
 		if c.i%forwardSkip == 0 && c.i < c.count {
 			// The skip to term c.i: the termID before it, its pair's offset.
-			if !skips.readSkip() || skips.nBase != c.id || skips.nFwd != uint64(len(c.all)-len(c.pairs)) {
+			if base, fo, _ := c.skip(c.i/forwardSkip - 1); base != c.id || fo != uint64(len(c.all)-len(c.pairs)) {
 				return dst, s.badForward(doc)
 			}
-			skips.peeked = false
 		}
 	}
-	if c.bad || c.i != c.count || len(c.pairs) != 0 || skips.readSkip() {
+	if c.bad || c.i != c.count || len(c.pairs) != 0 {
 		return dst, s.badForward(doc)
 	}
 	return dst, nil

@@ -28,7 +28,7 @@ import (
 // The forward entry gives each term's tf, so a list of one position (most
 // of them) needs no length. A phrase reads the lists of its terms only,
 // found through the forward entry's skips, which also give the byte offset
-// of every 32nd term's list. The marks let a snippet segment the text from
+// of every 8th term's list. The marks let a snippet segment the text from
 // a nearby token instead of from the start: segmentation from mark c's
 // offset finds that token first, at its position.
 

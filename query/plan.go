@@ -25,6 +25,9 @@ type plan struct {
 	// and vslots their slots in ids.
 	vids   []index.TermID
 	vslots []int
+	// phrases: an inexact node is a phrase, so verification reads the
+	// positions of ids (and their frequencies with them) for every candidate.
+	phrases bool
 	// scoring: slots of positive terms with their global term index
 	score []scoreSlot
 
@@ -205,6 +208,7 @@ func (pl *plan) verifySlots() {
 		for _, sl := range n.vslots {
 			need[sl] = true
 		}
+		pl.phrases = pl.phrases || n.phrase != nil
 		for _, k := range n.kids {
 			walk(k)
 		}

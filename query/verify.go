@@ -37,9 +37,20 @@ func newVerifier(p *plan, an *tokenize.Analyzer) *verifier {
 }
 
 // loadVerify reads only the frequencies verification needs (those of terms
-// with shared rows) into tf.
+// with shared rows) into tf. When the plan has a phrase, it reads the
+// positions of every term instead, in the same walk of the forward entry,
+// and the frequencies are the lengths of their lists.
 func (v *verifier) loadVerify(doc int) error {
 	v.doc = doc
+	if v.p.phrases {
+		if err := v.readPositions(); err != nil {
+			return err
+		}
+		for _, sl := range v.p.vslots {
+			v.tf[sl] = uint32(len(v.pos[sl]))
+		}
+		return nil
+	}
 	if err := v.p.seg.ForwardLookup(doc, v.p.vids, v.vtf); err != nil {
 		return err
 	}
@@ -49,9 +60,32 @@ func (v *verifier) loadVerify(doc int) error {
 	return nil
 }
 
+// readPositions reads the positions of the plan's terms in the current
+// document, once.
+func (v *verifier) readPositions() error {
+	if v.posDoc == v.doc {
+		return nil
+	}
+	if v.posr == nil || v.posr.Segment() != v.p.seg {
+		v.posr = v.p.seg.NewPositionReader()
+	}
+	v.pos = slices.Grow(v.pos[:0], len(v.p.ids))[:len(v.p.ids)]
+	if err := v.posr.Read(v.doc, v.p.ids, v.pos); err != nil {
+		return err
+	}
+	v.posDoc = v.doc
+	return nil
+}
+
 // load reads the frequencies of the plan's terms in doc.
 func (v *verifier) load(doc int) error {
 	v.doc = doc
+	if v.p.phrases && v.posDoc == doc {
+		for sl := range v.tf {
+			v.tf[sl] = uint32(len(v.pos[sl]))
+		}
+		return nil
+	}
 	return v.p.seg.ForwardLookup(doc, v.p.ids, v.tf)
 }
 
@@ -154,15 +188,8 @@ func (v *verifier) bits(n *pnode) bool {
 // its terms at the phrase's offsets. The positions of every term of the
 // plan are read once per document.
 func (v *verifier) phrase(n *pnode) (bool, error) {
-	if v.posDoc != v.doc {
-		if v.posr == nil || v.posr.Segment() != v.p.seg {
-			v.posr = v.p.seg.NewPositionReader()
-		}
-		v.pos = slices.Grow(v.pos[:0], len(v.p.ids))[:len(v.p.ids)]
-		if err := v.posr.Read(v.doc, v.p.ids, v.pos); err != nil {
-			return false, err
-		}
-		v.posDoc = v.doc
+	if err := v.readPositions(); err != nil {
+		return false, err
 	}
 	return phraseAt(v.pos, n.slots, n.phrase.Offsets, nil), nil
 }
