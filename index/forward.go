@@ -9,7 +9,7 @@ import (
 // by termID with their frequencies. Entry of a document:
 //
 //	uvarint count
-//	byte W                    field widths of the skips (only when count > 8)
+//	byte W                    field widths of the skips (only when count > 32)
 //	(count−1)/8 skips         fixed-width little-endian records: the termID
 //	                          of term 8(j+1)−1, the byte offset of term
 //	                          8(j+1)'s pair among the pairs, the byte
@@ -25,15 +25,20 @@ import (
 // jumps there and walks at most 7 pairs, in the forward entry and in the
 // document's positions alike.
 
-// forwardSkip is the number of terms between two skips of a forward entry.
-const forwardSkip = 8
+// forwardSkip is the number of terms between two skips of a forward entry,
+// and skipsFrom the most terms an entry without skips holds: a short entry
+// is walked in a cache line or two, where skips would only add bytes.
+const (
+	forwardSkip = 8
+	skipsFrom   = 32
+)
 
 // appendForwardEntry encodes a document's terms (ascending ids, their tfs)
 // as an entry; listOff[i] is the byte offset of term i's list among the
 // positions entry's lists (read only at the skip points).
 func appendForwardEntry(dst []byte, ids, tfs []uint32, listOff []uint32) []byte {
 	dst = binary.AppendUvarint(dst, uint64(len(ids)))
-	if len(ids) > forwardSkip {
+	if len(ids) > skipsFrom {
 		// The fields grow along the entry: the last skip sets the widths.
 		nskip := (len(ids) - 1) / forwardSkip
 		last := nskip * forwardSkip
@@ -142,7 +147,7 @@ func (s *Segment) forwardCursor(doc int) (fwdCursor, error) {
 	}
 	b = b[k:]
 	c := fwdCursor{count: int(n)}
-	if n > forwardSkip {
+	if n > skipsFrom {
 		if len(b) == 0 {
 			return fwdCursor{}, s.badForward(doc)
 		}
@@ -271,7 +276,7 @@ func (s *Segment) Forward(dst []Posting, doc int) ([]Posting, error) {
 			return dst, s.badForward(doc)
 		}
 		dst = append(dst, Posting{TermID(c.id), uint32(c.tf)})
-		if c.i%forwardSkip == 0 && c.i < c.count {
+		if c.nskip > 0 && c.i%forwardSkip == 0 && c.i < c.count {
 			// The skip to term c.i: the termID before it, its pair's offset.
 			if base, fo, _ := c.skip(c.i/forwardSkip - 1); base != c.id || fo != uint64(len(c.all)-len(c.pairs)) {
 				return dst, s.badForward(doc)

@@ -47,7 +47,7 @@ func TestForwardAndPositions(t *testing.T) {
 				}
 				want[id] = append(want[id], uint32(tok.Pos))
 			}
-			if len(want) > forwardSkip {
+			if len(want) > skipsFrom {
 				skipped++
 			}
 			// A random set of terms, half of them absent from the document.
