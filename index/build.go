@@ -2,6 +2,7 @@ package index
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/binary"
 	"fmt"
 	"io"
@@ -43,8 +44,12 @@ type analyzedDoc struct {
 // documents with 2^(c-1) ≤ distinct < 2^c (class 0: no terms at all).
 func lengthClass(distinct int) int { return bits.Len(uint(distinct)) }
 
-// paramsSize is the fixed size of the params section.
-const paramsSize = 128
+// paramsSize is the fixed size of the params section, and maxAnalyzerName
+// the longest analyzer name it records (bytes 128 on, zero-padded).
+const (
+	paramsSize      = 160
+	maxAnalyzerName = 32
+)
 
 // segmentHeader is the decoded params section.
 type segmentHeader struct {
@@ -72,6 +77,8 @@ type segmentHeader struct {
 
 	PairPostings int64 // (document, word pair) pairs set in shared rows
 	PairK        int   // shared rows of each word pair (0: no pairs)
+
+	Analyzer string // the analyzer that made the segment's terms
 }
 
 func (h *segmentHeader) encode() []byte {
@@ -93,6 +100,8 @@ func (h *segmentHeader) encode() []byte {
 		b = binary.LittleEndian.AppendUint64(b, uint64(v))
 	}
 	b = binary.LittleEndian.AppendUint32(b, uint32(h.PairK))
+	b = append(b, 0, 0, 0, 0)
+	b = append(b, h.Analyzer...)
 	return append(b, make([]byte, paramsSize-len(b))...)
 }
 
@@ -118,6 +127,7 @@ func decodeHeader(b []byte) segmentHeader {
 		SharedPostings:  int64(binary.LittleEndian.Uint64(b[104:])),
 		PairPostings:    int64(binary.LittleEndian.Uint64(b[112:])),
 		PairK:           u(30),
+		Analyzer:        string(bytes.TrimRight(b[128:128+maxAnalyzerName], "\x00")),
 	}
 }
 
@@ -143,7 +153,10 @@ const blockEntrySize = 16
 
 // buildSegment seals docs into a segment file written to w. The segment's
 // dictionary, which goes to the lexicon, is returned.
-func buildSegment(w io.Writer, docs []*analyzedDoc, p Params, class int) (segmentHeader, *segDict, error) {
+func buildSegment(w io.Writer, docs []*analyzedDoc, p Params, class int, analyzer string) (segmentHeader, *segDict, error) {
+	if analyzer == "" || len(analyzer) > maxAnalyzerName {
+		return segmentHeader{}, nil, fmt.Errorf("analyzer name %q must be 1 to %d bytes", analyzer, maxAnalyzerName)
+	}
 	n := len(docs)
 
 	// Dictionary: local term index → df, then termIDs by descending df.
@@ -406,7 +419,7 @@ func buildSegment(w io.Writer, docs []*analyzedDoc, p Params, class int) (segmen
 		Tokens: tokens, Blocks: nblocks, Ranks: sig.ranks(),
 		ListDensity: p.ListDensity, Lists: nlists,
 		Rank: p.Rank, HighRows: mh, HighWords: sig.hwords,
-		PairPostings: pairPostings, PairK: p.PairK,
+		PairPostings: pairPostings, PairK: p.PairK, Analyzer: analyzer,
 	}
 
 	// The dictionary, for the lexicon: terms in sorted order with their

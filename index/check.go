@@ -34,6 +34,9 @@ func Check(dir string) (*CheckReport, error) {
 		return nil, err
 	}
 	rep := &CheckReport{}
+	if err := lostTombstone(dir, m); err != nil {
+		rep.Problems = append(rep.Problems, err)
+	}
 	keys := map[string]string{}
 	segs := make([]*Segment, 0, len(m.Segments))
 	defer func() {
@@ -60,7 +63,7 @@ func Check(dir string) (*CheckReport, error) {
 		if err := verifySection(s.name, data, s.secs[secStore]); err != nil {
 			rep.Problems = append(rep.Problems, err)
 		}
-		if err := s.applyEntry(dir, ms); err != nil {
+		if err := s.applyEntry(dir, ms, m.Analyzer); err != nil {
 			rep.Problems = append(rep.Problems, err)
 		}
 	}

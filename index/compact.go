@@ -187,7 +187,7 @@ func merge(dir string, m *Manifest, group []int, opt CompactOptions, st *Compact
 	write := func(docs []*analyzedDoc, class int) error {
 		name := segmentFileName(seq)
 		seq++
-		ms, dict, err := writeSegmentFile(dir, name, docs, opt.Params, class)
+		ms, dict, err := writeSegmentFile(dir, name, docs, opt.Params, class, m.Analyzer)
 		if err != nil {
 			return err
 		}
@@ -208,7 +208,7 @@ func merge(dir string, m *Manifest, group []int, opt CompactOptions, st *Compact
 	for _, i := range group {
 		ms := m.Segments[i]
 		bytesIn += ms.Bytes
-		s, err := openEntry(dir, ms, verifyData)
+		s, err := openEntry(dir, ms, m.Analyzer, verifyData)
 		if err != nil {
 			removeOuts()
 			return nil, err

@@ -153,7 +153,7 @@ func cleanLeftovers(dir string) {
 	}
 	defer syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
 	removeTemps(dir)
-	if m, err := readManifest(dir); err == nil {
+	if m, err := readManifest(dir); err == nil && lostTombstone(dir, m) == nil {
 		removeUnlisted(dir, m)
 	}
 }

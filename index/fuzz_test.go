@@ -215,9 +215,9 @@ func FuzzManifest(f *testing.F) {
 // the order of the section table are free.)
 func FuzzTombstone(f *testing.F) {
 	del := []uint64{0b1011, 1 << 40}
-	f.Add(encodeTombstone(3, 100, del))
-	f.Add(encodeTombstone(1, 0, nil))
-	f.Add(encodeTombstone(12, 64, []uint64{^uint64(0)}))
+	f.Add(encodeTombstone(3, 2, 100, del))
+	f.Add(encodeTombstone(1, 1, 0, nil))
+	f.Add(encodeTombstone(12, 9, 64, []uint64{^uint64(0)}))
 	f.Add([]byte(fileMagic + tombstoneKind))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		ts, err := decodeTombstone("fuzz.del", data)
@@ -231,7 +231,7 @@ func FuzzTombstone(f *testing.F) {
 		if len(ts.deleted) != (ts.docs+63)/64 || popcount(ts.deleted) != ts.count || ts.count > ts.docs {
 			t.Fatalf("inconsistent tombstone %+v", ts)
 		}
-		again, err := decodeTombstone("fuzz.del", encodeTombstone(ts.segSeq, ts.docs, ts.deleted))
+		again, err := decodeTombstone("fuzz.del", encodeTombstone(ts.segSeq, ts.gen, ts.docs, ts.deleted))
 		if err != nil || !reflect.DeepEqual(again, ts) {
 			t.Fatalf("re-encoded tombstone: %+v, %v; want %+v", again, err, ts)
 		}

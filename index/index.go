@@ -67,6 +67,9 @@ func open(dir string, verify verifyLevel) (*Index, error) {
 
 // openManifest opens the snapshot m of the index in dir.
 func openManifest(dir string, m *Manifest, verify verifyLevel) (*Index, error) {
+	if err := lostTombstone(dir, m); err != nil {
+		return nil, err
+	}
 	ix := &Index{dir: dir, manifest: m, segs: make([]*Segment, len(m.Segments))}
 	errs := make([]error, len(m.Segments))
 	var wg sync.WaitGroup
@@ -77,7 +80,7 @@ func openManifest(dir string, m *Manifest, verify verifyLevel) (*Index, error) {
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			ix.segs[i], errs[i] = openEntry(dir, ms, verify)
+			ix.segs[i], errs[i] = openEntry(dir, ms, m.Analyzer, verify)
 		}()
 	}
 	wg.Wait()
@@ -111,7 +114,7 @@ func openManifest(dir string, m *Manifest, verify verifyLevel) (*Index, error) {
 
 // openEntry opens the segment a manifest entry names and applies its
 // tombstone.
-func openEntry(dir string, ms ManifestSegment, verify verifyLevel) (*Segment, error) {
+func openEntry(dir string, ms ManifestSegment, analyzer string, verify verifyLevel) (*Segment, error) {
 	path := filepath.Join(dir, ms.File)
 	data, err := mapFile(path)
 	if err != nil {
@@ -119,7 +122,7 @@ func openEntry(dir string, ms ManifestSegment, verify verifyLevel) (*Segment, er
 	}
 	s, err := newSegment(path, data, verify)
 	if err == nil {
-		err = s.applyEntry(dir, ms)
+		err = s.applyEntry(dir, ms, analyzer)
 	}
 	if err != nil {
 		unmapFile(data)
@@ -128,11 +131,23 @@ func openEntry(dir string, ms ManifestSegment, verify verifyLevel) (*Segment, er
 	return s, nil
 }
 
-// applyEntry checks the segment against its manifest entry and applies the
-// entry's tombstone file.
-func (s *Segment) applyEntry(dir string, ms ManifestSegment) error {
-	if s.NumDocs() != ms.Docs {
-		return &CorruptError{File: ms.File, Detail: fmt.Sprintf("holds %d documents, the manifest says %d", s.NumDocs(), ms.Docs)}
+// applyEntry checks the segment against its manifest entry (and the
+// manifest's analyzer) and applies the entry's tombstone file. Every field
+// of the entry must agree with what the files say of themselves, so a
+// manifest that passes its checksum but lies is refused, not believed.
+func (s *Segment) applyEntry(dir string, ms ManifestSegment, analyzer string) error {
+	lie := func(format string, a ...any) error {
+		return &CorruptError{File: filepath.Join(dir, ManifestName), Detail: fmt.Sprintf("its entry of %s does not match the file: ", ms.File) + fmt.Sprintf(format, a...)}
+	}
+	switch {
+	case s.NumDocs() != ms.Docs:
+		return lie("the file holds %d documents, the manifest says %d", s.NumDocs(), ms.Docs)
+	case int64(len(s.data)) != ms.Bytes:
+		return lie("the file is %d bytes, the manifest says %d", len(s.data), ms.Bytes)
+	case s.LengthClass() != ms.Class:
+		return lie("the file is of length class %d, the manifest says %d", s.LengthClass(), ms.Class)
+	case s.Analyzer() != analyzer:
+		return lie("the file was made by the %q analyzer, the manifest says %q", s.Analyzer(), analyzer)
 	}
 	if ms.Deletes == "" {
 		return nil
@@ -151,7 +166,7 @@ func (s *Segment) applyEntry(dir string, ms ManifestSegment) error {
 		return err
 	}
 	if s.NumDeleted() != ms.Deleted {
-		return &CorruptError{File: ms.Deletes, Detail: fmt.Sprintf("deletes %d documents of %s, the manifest says %d", s.NumDeleted(), ms.File, ms.Deleted)}
+		return lie("its tombstone %s deletes %d documents, the manifest says %d", ms.Deletes, s.NumDeleted(), ms.Deleted)
 	}
 	return nil
 }

@@ -62,6 +62,10 @@ func readManifest(dir string) (*Manifest, error) {
 	path := filepath.Join(dir, ManifestName)
 	b, err := os.ReadFile(path)
 	if os.IsNotExist(err) {
+		if files := orphanFiles(dir); len(files) > 0 {
+			return nil, &CorruptError{File: path, Detail: fmt.Sprintf(
+				"is missing, but the directory holds %d index files (%s, ...): restore the MANIFEST, or rebuild it from the files with 'bitsieve recover --index %s'", len(files), files[0], dir)}
+		}
 		return nil, fmt.Errorf("%s: %w", dir, ErrNoIndex)
 	}
 	if err != nil {

@@ -162,7 +162,7 @@ func resealSegment(dir, name string, s *Segment, class int, p Params, opt Reseal
 		return ManifestSegment{}, nil, nil
 	}
 	reorder(docs, opt.Order, opt.Seed)
-	return writeSegmentFile(dir, name, docs, p, class)
+	return writeSegmentFile(dir, name, docs, p, class, s.Analyzer())
 }
 
 // removeResealed removes what a failed Reseal wrote in dir: its index files

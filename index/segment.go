@@ -124,6 +124,9 @@ func newSegment(path string, data []byte, verify verifyLevel) (*Segment, error) 
 	}
 	h := decodeHeader(params)
 	s.hdr = h
+	if !allZero(params[124:128]) || h.Analyzer == "" || !allZero(params[128+len(h.Analyzer):]) {
+		return nil, bad(secParams, "the reserved bytes or the analyzer name are damaged")
+	}
 	if h.Docs < 0 || h.RowWords != rowWords(h.Docs) || h.Terms < 0 ||
 		h.Lists < 0 || (h.Lists > 0 && h.Docs > MaxListDocs) {
 		return nil, bad(secParams, "inconsistent parameters (docs %d, row words %d, lists %d)", h.Docs, h.RowWords, h.Lists)
@@ -710,3 +713,6 @@ func (s *Segment) SharedPostings() int64  { return s.hdr.SharedPostings }
 // PairPostings is the number of (document, word pair) pairs whose rows the
 // segment sets (Params.PairK).
 func (s *Segment) PairPostings() int64 { return s.hdr.PairPostings }
+
+// Analyzer is the name of the analyzer that made the segment's terms.
+func (s *Segment) Analyzer() string { return s.hdr.Analyzer }

@@ -20,7 +20,13 @@ import (
 //
 //	section 1, params (64 bytes): docs n uint32 (the segment's document
 //	  count), deleted uint32 (bits set below), segment sequence number
-//	  uint64 (the NNNNNNNN of the segment's file name), 48 zero bytes
+//	  uint64 (the NNNNNNNN of the segment's file name), generation uint64
+//	  (of the commit that wrote the file), 40 zero bytes
+//
+// The generation tells a tombstone that a commit made from one that a
+// writer left behind when it stopped before committing: a MANIFEST of that
+// generation or a later one that names neither it nor a newer tombstone of
+// its segment has lost it (crosscheck.go).
 //	section 2, deleted: ceil(n/64) uint64 words, bit d%64 of word d/64 set
 //	  when document d is deleted; bits past n are zero
 
@@ -53,20 +59,23 @@ func fileSeq(name string) (uint64, bool) {
 // tombstone is a decoded tombstone file.
 type tombstone struct {
 	segSeq  uint64   // sequence number of the segment it belongs to
+	gen     uint64   // generation of the commit that wrote it
 	docs    int      // documents in that segment
 	deleted []uint64 // bitmap of deleted documents, ceil(docs/64) words
 	count   int      // bits set in deleted
 }
 
 // encodeTombstone builds a tombstone file for the segment with sequence
-// number segSeq and docs documents; deleted has ceil(docs/64) words.
-func encodeTombstone(segSeq uint64, docs int, deleted []uint64) []byte {
+// number segSeq and docs documents, written by the commit of generation gen;
+// deleted has ceil(docs/64) words.
+func encodeTombstone(segSeq, gen uint64, docs int, deleted []uint64) []byte {
 	var buf sliceWriter
 	fw, _ := newFileWriter(&buf, tombstoneKind)
 	p := make([]byte, delParamsSize)
 	binary.LittleEndian.PutUint32(p, uint32(docs))
 	binary.LittleEndian.PutUint32(p[4:], uint32(popcount(deleted)))
 	binary.LittleEndian.PutUint64(p[8:], segSeq)
+	binary.LittleEndian.PutUint64(p[16:], gen)
 	fw.begin(secDelParams)
 	fw.Write(p)
 	fw.end()
@@ -102,13 +111,14 @@ func decodeTombstone(name string, data []byte) (*tombstone, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(p) != delParamsSize || !allZero(p[16:]) {
+	if len(p) != delParamsSize || !allZero(p[24:]) {
 		return nil, bad(secDelParams, "malformed parameters")
 	}
 	t := &tombstone{
 		docs:   int(binary.LittleEndian.Uint32(p)),
 		count:  int(binary.LittleEndian.Uint32(p[4:])),
 		segSeq: binary.LittleEndian.Uint64(p[8:]),
+		gen:    binary.LittleEndian.Uint64(p[16:]),
 	}
 	b, err := get(secDelBits)
 	if err != nil {

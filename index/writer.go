@@ -192,6 +192,10 @@ func Create(dir string, opt WriterOptions) (*Writer, error) {
 		w.fileSeq.Store(base.NextFile)
 	case errors.Is(err, ErrNoIndex):
 		w.fileSeq.Store(1)
+		if err := w.claimEmpty(); err != nil {
+			w.release()
+			return nil, err
+		}
 	default:
 		// A damaged manifest must not stop a rebuild; numbering continues
 		// past any file already in the directory.
@@ -221,6 +225,10 @@ func OpenWriter(dir string, opt WriterOptions) (*Writer, error) {
 	switch {
 	case errors.Is(err, ErrNoIndex):
 		w.fileSeq.Store(nextFreeSeq(dir))
+		if err := w.claimEmpty(); err != nil {
+			w.release()
+			return nil, err
+		}
 		w.startPipeline()
 		return w, nil
 	case err != nil:
@@ -270,6 +278,18 @@ func newWriter(dir string, opt WriterOptions) (*Writer, error) {
 		baseDel: map[string]DocRef{}, newDel: map[string][]uint32{},
 		reorder: map[uint64]job{},
 	}, nil
+}
+
+// claimEmpty writes the MANIFEST of an empty index (generation 0) into a
+// directory that has none, before any segment file: a directory with index
+// files but no MANIFEST is then always damaged, never a first run that was
+// cut short, and is refused rather than overwritten.
+func (w *Writer) claimEmpty() error {
+	m := &Manifest{Format: formatVersion, Analyzer: w.opt.Analyzer, NextFile: w.fileSeq.Load()}
+	if err := commitManifest(w.dir, m); err != nil {
+		return fmt.Errorf("create index %s: %w", w.dir, err)
+	}
+	return nil
 }
 
 func (w *Writer) startPipeline() {
@@ -587,7 +607,7 @@ func (w *Writer) seal(docs []*analyzedDoc, class int) {
 		if w.errSet.Load() {
 			return
 		}
-		seg, dict, err := writeSegmentFile(w.dir, name, kept, w.opt.Params, class)
+		seg, dict, err := writeSegmentFile(w.dir, name, kept, w.opt.Params, class, w.opt.Analyzer)
 		if err != nil {
 			w.fail(err)
 			return
@@ -606,12 +626,12 @@ func (w *Writer) seal(docs []*analyzedDoc, class int) {
 // writeSegmentFile writes docs as the segment file name in dir: to a
 // temporary file, fsynced, renamed. The caller fsyncs the directory. The
 // segment's dictionary is returned for the lexicon.
-func writeSegmentFile(dir, name string, docs []*analyzedDoc, p Params, class int) (ManifestSegment, *segDict, error) {
+func writeSegmentFile(dir, name string, docs []*analyzedDoc, p Params, class int, analyzer string) (ManifestSegment, *segDict, error) {
 	t, err := createTemp(dir, name)
 	if err != nil {
 		return ManifestSegment{}, nil, fmt.Errorf("create segment: %w", err)
 	}
-	_, dict, err := buildSegment(t, docs, p, class)
+	_, dict, err := buildSegment(t, docs, p, class, analyzer)
 	if err != nil {
 		t.abort()
 		return ManifestSegment{}, nil, fmt.Errorf("write segment %s: %w", name, err)
@@ -766,7 +786,7 @@ func (w *Writer) newManifest() (*Manifest, []pendingFile) {
 		}
 		seq, _ := fileSeq(ms.File)
 		name := tombstoneFileName(w.fileSeq.Add(1) - 1)
-		tombs = append(tombs, pendingFile{name, encodeTombstone(seq, ms.Docs, del)})
+		tombs = append(tombs, pendingFile{name, encodeTombstone(seq, m.Generation, ms.Docs, del)})
 		ms.Deletes, ms.Deleted = name, n
 		m.Segments = append(m.Segments, ms)
 	}
