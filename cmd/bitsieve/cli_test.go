@@ -201,3 +201,33 @@ func TestSampleFallback(t *testing.T) {
 		t.Errorf("first use should say it indexes the sample: %q", errs)
 	}
 }
+
+// TestMissingManifest: an index whose MANIFEST is gone is refused by search
+// and by index (which must not start a fresh index over its files), and
+// recover brings it back from its files.
+func TestMissingManifest(t *testing.T) {
+	isolate(t)
+	ix := indexNotes(t)
+	if err := os.Remove(filepath.Join(ix, index.ManifestName)); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errs := runCLI(t, "search", "--index", ix, "bloom")
+	if code != exitError || !strings.Contains(errs, "MANIFEST") || !strings.Contains(errs, "bitsieve recover") {
+		t.Fatalf("search without MANIFEST: exit %d, %q", code, errs)
+	}
+	src := t.TempDir()
+	writeFiles(t, src, map[string]string{"new.txt": "a new note\n"})
+	if code, _, errs := runCLI(t, "index", "--index", ix, src); code == exitOK {
+		t.Fatalf("index over files without a MANIFEST succeeded: %s", errs)
+	}
+	out := mustRun(t, "recover", "--index", ix)
+	if !strings.Contains(out, "3 live documents") {
+		t.Fatalf("recover: %s", out)
+	}
+	if out := mustRun(t, "search", "--index", ix, "bloom"); !strings.Contains(out, "bloom.md") {
+		t.Fatalf("search after recover:\n%s", out)
+	}
+	if code, _, errs := runCLI(t, "recover", "--index", ix); code != exitError || !strings.Contains(errs, "nothing to recover") {
+		t.Fatalf("recover of a sound index: exit %d, %q", code, errs)
+	}
+}

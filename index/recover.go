@@ -1,0 +1,212 @@
+package index
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// RecoverReport is what Recover found and wrote.
+type RecoverReport struct {
+	Lexicon    string   // the lexicon whose segments make the index
+	Segments   int      // segments in the new MANIFEST
+	Docs       int      // their live documents
+	Tombstones []string // the tombstone files named, one per segment with deletions
+	Duplicates int      // keys live in two segments, kept in the newest only
+	Generation uint64   // of the new MANIFEST
+}
+
+// Recover writes a new MANIFEST for an index directory whose MANIFEST is
+// missing or damaged, from the files' own headers: the newest lexicon whose
+// segments are all present and sound gives the segments and their order
+// (each segment records its documents, class and analyzer), and each segment
+// takes its newest sound tombstone. That is the newest state the files
+// describe: a commit writes its segments, tombstones and lexicon before its
+// MANIFEST. A key live in more than one segment (a commit cut short between
+// its files) stays live only in the newest, through a new tombstone of the
+// older. Recover refuses a directory whose MANIFEST is sound, and deletes
+// nothing: files the new MANIFEST does not name are left for the next
+// writer's cleanup.
+func Recover(dir string) (*RecoverReport, error) {
+	lock, err := lockDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer lock.Close()
+	if m, err := readManifest(dir); err == nil {
+		ix, err := openManifest(dir, m, verifyData)
+		if err == nil {
+			ix.Close()
+			return nil, fmt.Errorf("%s: the index is sound (generation %d): there is nothing to recover", dir, m.Generation)
+		}
+	} else if errors.Is(err, ErrNoIndex) {
+		return nil, err
+	}
+
+	var lexes, dels []string
+	next := uint64(1)
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("recover %s: %w", dir, err)
+	}
+	for _, e := range ents {
+		n := e.Name()
+		seq, ok := fileSeq(n)
+		if !ok {
+			continue
+		}
+		next = max(next, seq+1)
+		switch {
+		case strings.HasSuffix(n, fmt.Sprintf(".v%d.lex", formatVersion)):
+			lexes = append(lexes, n)
+		case strings.HasSuffix(n, fmt.Sprintf(".v%d.del", formatVersion)):
+			dels = append(dels, n)
+		}
+	}
+	// Newest first: file names sort as their sequence numbers.
+	slices.SortFunc(lexes, func(a, b string) int { return cmp.Compare(b, a) })
+	slices.SortFunc(dels, func(a, b string) int { return cmp.Compare(b, a) })
+
+	var why []string
+	for _, name := range lexes {
+		rep, err := recoverFrom(dir, name, dels, next)
+		if err == nil {
+			return rep, nil
+		}
+		why = append(why, err.Error())
+	}
+	if len(why) == 0 {
+		return nil, fmt.Errorf("recover %s: no lexicon file: the index cannot be recovered; rebuild it with bitsieve index --rebuild", dir)
+	}
+	return nil, fmt.Errorf("recover %s: no lexicon has all its segments sound (%s); rebuild the index with bitsieve index --rebuild", dir, strings.Join(why, "; "))
+}
+
+// recoverFrom writes the MANIFEST of lexicon lexName's segments.
+func recoverFrom(dir, lexName string, dels []string, next uint64) (*RecoverReport, error) {
+	lx, err := openLexicon(dir, lexName, verifyData)
+	if err != nil {
+		return nil, err
+	}
+	defer lx.close()
+	segs := make([]*Segment, 0, len(lx.segSeq))
+	defer func() {
+		for _, s := range segs {
+			s.close()
+		}
+	}()
+	for _, seq := range lx.segSeq {
+		path := filepath.Join(dir, segmentFileName(seq))
+		data, err := mapFile(path)
+		if err != nil {
+			return nil, fmt.Errorf("%s names segment %s: %w", lexName, segmentFileName(seq), err)
+		}
+		s, err := newSegment(path, data, verifyData)
+		if err != nil {
+			unmapFile(data)
+			return nil, err
+		}
+		segs = append(segs, s)
+	}
+	if err := lx.attach(segs); err != nil {
+		return nil, err
+	}
+	m := &Manifest{Format: formatVersion, NextFile: next, Lexicon: lexName, LexiconBytes: lx.Bytes()}
+	rep := &RecoverReport{Lexicon: lexName, Segments: len(segs)}
+	for i, s := range segs {
+		if i == 0 {
+			m.Analyzer = s.Analyzer()
+		} else if s.Analyzer() != m.Analyzer {
+			return nil, fmt.Errorf("segments %s and %s were made by different analyzers (%q, %q)", segs[0].name, s.name, m.Analyzer, s.Analyzer())
+		}
+		seq, _ := fileSeq(filepath.Base(s.name))
+		// The newest sound tombstone of the segment.
+		for _, d := range dels {
+			b, err := os.ReadFile(filepath.Join(dir, d))
+			if err != nil {
+				continue
+			}
+			t, err := decodeTombstone(d, b)
+			if err != nil || t.segSeq != seq || t.docs != s.NumDocs() {
+				continue
+			}
+			s.tombName = d
+			if err := s.applyTombstone(t, seq); err != nil {
+				return nil, err
+			}
+			m.Generation = max(m.Generation, t.gen)
+			break
+		}
+	}
+	// A key live in two segments stays live in the newest (segments are
+	// numbered in the order they were written).
+	order := make([]int, len(segs))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int { return cmp.Compare(segs[b].name, segs[a].name) })
+	seen := map[string]bool{}
+	extra := make([][]uint64, len(segs))
+	for _, i := range order {
+		s := segs[i]
+		for d := 0; d < s.NumDocs(); d++ {
+			if !s.IsLive(d) {
+				continue
+			}
+			k := s.DocKey(d)
+			if !seen[k] {
+				seen[k] = true
+				continue
+			}
+			if extra[i] == nil {
+				extra[i] = make([]uint64, (s.NumDocs()+63)/64)
+			}
+			extra[i][d/64] |= 1 << (d % 64)
+			rep.Duplicates++
+		}
+	}
+	m.Generation++
+	var files []pendingFile
+	for i, s := range segs {
+		seq, _ := fileSeq(filepath.Base(s.name))
+		ms := ManifestSegment{File: filepath.Base(s.name), Docs: s.NumDocs(), Class: s.LengthClass(), Bytes: int64(len(s.data))}
+		del := slices.Clone(s.deletedBits())
+		if extra[i] != nil {
+			for w := range del {
+				del[w] |= extra[i][w]
+			}
+		}
+		if n := popcount(del); n > 0 {
+			if n == s.NumDocs() {
+				return nil, fmt.Errorf("every document of %s is deleted, yet %s names it", ms.File, lexName)
+			}
+			ms.Deleted = n
+			if extra[i] == nil {
+				ms.Deletes = s.tombName
+			} else {
+				ms.Deletes = tombstoneFileName(m.NextFile)
+				m.NextFile++
+				files = append(files, pendingFile{ms.Deletes, encodeTombstone(seq, m.Generation, ms.Docs, del)})
+			}
+			rep.Tombstones = append(rep.Tombstones, ms.Deletes)
+		}
+		m.Segments = append(m.Segments, ms)
+		rep.Docs += ms.Docs - ms.Deleted
+	}
+	for _, f := range files {
+		if err := writeFileSynced(dir, f.name, f.data); err != nil {
+			return nil, err
+		}
+	}
+	if err := syncDir(dir); err != nil {
+		return nil, err
+	}
+	if err := commitManifest(dir, m); err != nil {
+		return nil, err
+	}
+	rep.Generation = m.Generation
+	return rep, nil
+}
