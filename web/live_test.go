@@ -89,6 +89,20 @@ func TestReloadDamaged(t *testing.T) {
 	writeAtomic(t, manifest, good)
 	waitFor(t, "ready again", func() bool { return ts.get(t, "/readyz").Code == http.StatusOK })
 
+	// One flipped byte that leaves the JSON valid and the generation as it
+	// was is damage too: the checksum is verified, not the generation alone.
+	flipped := strings.Replace(string(good), `"analyzer"`, "\"`nalyzer\"", 1)
+	if flipped == string(good) {
+		t.Fatalf("unexpected manifest: %s", good)
+	}
+	writeAtomic(t, manifest, []byte(flipped))
+	waitFor(t, "not ready after a flipped byte", func() bool { return ts.get(t, "/readyz").Code == http.StatusServiceUnavailable })
+	if !strings.Contains(ts.get(t, "/metrics").Body.String(), "bitsieve_index_ready 0") {
+		t.Error("bitsieve_index_ready is not 0 after a flipped byte")
+	}
+	writeAtomic(t, manifest, good)
+	waitFor(t, "ready again", func() bool { return ts.get(t, "/readyz").Code == http.StatusOK })
+
 	// A damaged segment file of a new generation is caught the same way.
 	dir2 := t.TempDir()
 	buildIndex(t, dir2, testDocs())

@@ -1,14 +1,13 @@
 package web
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
+	"reflect"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -94,22 +93,14 @@ func stampManifest(dir string) (manifestStamp, error) {
 	return manifestStamp{ok: true, ino: inode(fi), size: fi.Size(), mtime: fi.ModTime()}, nil
 }
 
-// manifestGeneration reads the generation of dir's MANIFEST without opening
-// the index, so a look at an unchanged index costs one small read. The
-// checksum is left to index.Open, which runs whenever the generation differs.
-func manifestGeneration(dir string) (uint64, error) {
-	b, err := os.ReadFile(filepath.Join(dir, index.ManifestName))
-	if err != nil {
-		return 0, err
-	}
-	line, _, _ := bytes.Cut(b, []byte("\n"))
-	var m struct {
-		Generation *uint64 `json:"generation"`
-	}
-	if err := json.Unmarshal(line, &m); err != nil || m.Generation == nil {
-		return 0, fmt.Errorf("%s: no generation", index.ManifestName)
-	}
-	return *m.Generation, nil
+// sameCommit reports whether dir's MANIFEST is whole (its checksum holds)
+// and says what the MANIFEST of ix says: the snapshot served is the
+// newest. A MANIFEST that changed without a new generation is not the same
+// commit, whatever its generation reads: it must be opened (and checked
+// against its files) again.
+func sameCommit(dir string, ix *index.Index) bool {
+	m, err := index.ReadManifest(dir)
+	return err == nil && reflect.DeepEqual(*m, ix.Manifest())
 }
 
 // openLive serves ix (or, if nil, the index opened from dir) as the first
@@ -129,7 +120,7 @@ func openLive(dir string, ix *index.Index, log *slog.Logger, m *metrics, poll ti
 		ix.Close()
 		return nil, err
 	}
-	if gen, err := manifestGeneration(dir); err == nil && gen == ix.Generation() {
+	if sameCommit(dir, ix) {
 		l.seen = stamp // else the first look opens the newer manifest
 	}
 	l.cur.Store(sn)
@@ -186,7 +177,7 @@ func (l *live) reload(force bool) {
 			return
 		}
 		cur := l.cur.Load()
-		if gen, err := manifestGeneration(l.dir); err == nil && cur != nil && gen == cur.ix.Generation() {
+		if cur != nil && sameCommit(l.dir, cur.ix) {
 			l.seen = stamp // rewritten with the same commit: nothing to open
 			l.state.Store(&liveState{})
 			l.metrics.ready.Set(1)
