@@ -129,3 +129,24 @@ func TestFirstWriterClaimsDirectory(t *testing.T) {
 		ix.Close()
 	}
 }
+
+// TestManifestNotAFile: a MANIFEST that is a directory is damage that Check
+// reports (exit 1 in the CLI), not an error that stops it.
+func TestManifestNotAFile(t *testing.T) {
+	dir := t.TempDir()
+	buildIndex(t, dir, genDocs(20, 1), WriterOptions{})
+	path := filepath.Join(dir, ManifestName)
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(path, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Check(dir)
+	if err != nil || len(rep.Problems) != 1 || !strings.Contains(rep.Problems[0].Error(), "not a regular file") {
+		t.Fatalf("Check: %v, %v", rep, err)
+	}
+	if _, err := Open(dir); !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("Open: %v", err)
+	}
+}

@@ -74,6 +74,9 @@ func readManifest(dir string) (*Manifest, error) {
 		return nil, fmt.Errorf("%s: %w", dir, ErrNoIndex)
 	}
 	if err != nil {
+		if fi, serr := os.Stat(path); serr == nil && !fi.Mode().IsRegular() {
+			return nil, &CorruptError{File: path, Detail: "is not a regular file"}
+		}
 		return nil, err
 	}
 	return decodeManifest(path, b)

@@ -43,8 +43,9 @@ func (s *Server) authorizeWrite(c *echo.Context) error {
 			"the write API is disabled; start the server with --write-token or BITSIEVE_WRITE_TOKEN to enable it")
 	}
 	auth := c.Request().Header.Get("Authorization")
-	token, ok := strings.CutPrefix(auth, "Bearer ")
-	if !ok || subtle.ConstantTimeCompare([]byte(strings.TrimSpace(token)), []byte(s.opt.WriteToken)) != 1 {
+	// The scheme is case-insensitive (RFC 9110 §11.1).
+	scheme, token, ok := strings.Cut(strings.TrimSpace(auth), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") || subtle.ConstantTimeCompare([]byte(strings.TrimSpace(token)), []byte(s.opt.WriteToken)) != 1 {
 		return errorf(http.StatusUnauthorized, "unauthorized", "send the server's write token as an Authorization: Bearer header")
 	}
 	return nil

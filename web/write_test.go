@@ -34,6 +34,13 @@ func TestWriteAuthorization(t *testing.T) {
 		}
 		decode[errorBody](t, on.do(t, "DELETE", "/api/documents/moby/ch1.txt", nil, "Authorization", auth), 401)
 	}
+	// The scheme's case does not matter.
+	for _, scheme := range []string{"bearer", "BEARER", "bEaReR"} {
+		rec := on.do(t, "POST", "/api/documents", strings.NewReader(body), "Authorization", scheme+" "+testToken)
+		if rec.Code == http.StatusUnauthorized {
+			t.Errorf("%s scheme refused: %s", scheme, rec.Body)
+		}
+	}
 }
 
 func TestWriteBadBodies(t *testing.T) {

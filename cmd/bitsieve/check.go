@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/bitsieve/bitsieve/index"
+	"github.com/bitsieve/bitsieve/index/inverted"
 )
 
 func init() {
@@ -24,6 +25,19 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, "%v", err)
 	}
+	inv := 0
+	if len(rep.Problems) == 0 {
+		// The roaring baseline's postings files, where bench left them.
+		ix, err := index.Open(*dir)
+		if err != nil {
+			rep.Problems = append(rep.Problems, err)
+		} else {
+			var probs []error
+			inv, probs = inverted.CheckFiles(ix)
+			rep.Problems = append(rep.Problems, probs...)
+			ix.Close()
+		}
+	}
 	for _, p := range rep.Problems {
 		fmt.Fprintf(stdout, "problem: %v\n", p)
 	}
@@ -35,7 +49,11 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	if rep.Deleted > 0 {
 		deleted = fmt.Sprintf(" and %d deleted", rep.Deleted)
 	}
-	fmt.Fprintf(stdout, "%s: ok (%d documents%s in %d segments, %s; every checksum and invariant holds)\n",
-		*dir, rep.Docs, deleted, rep.Segments, humanBytes(rep.Bytes))
+	postings := ""
+	if inv > 0 {
+		postings = fmt.Sprintf(", and %d postings files of the roaring baseline", inv)
+	}
+	fmt.Fprintf(stdout, "%s: ok (%d documents%s in %d segments, %s%s; every checksum and invariant holds)\n",
+		*dir, rep.Docs, deleted, rep.Segments, humanBytes(rep.Bytes), postings)
 	return exitOK
 }

@@ -95,10 +95,14 @@ func TestIndexAndSearch(t *testing.T) {
 	}
 	qf := filepath.Join(t.TempDir(), "q.txt")
 	os.WriteFile(qf, []byte("bloom\n\nthe\ntrie prefix\n"), 0o644)
-	code, out, _ = runCLI(t, "search", "--index", ix, "--queries", qf)
+	code, out, errs := runCLI(t, "search", "--index", ix, "--queries", qf)
 	lines := strings.Split(strings.TrimSpace(out), "\n")
-	if code != exitOK || len(lines) != 3 || !strings.Contains(lines[1], `"error"`) {
-		t.Fatalf("--queries: exit %d\n%s", code, out)
+	if code != exitError || len(lines) != 3 || !strings.Contains(lines[1], `"error"`) || !strings.Contains(errs, "1 queries had errors") {
+		t.Fatalf("--queries with a bad query: exit %d, want %d\n%s%s", code, exitError, out, errs)
+	}
+	os.WriteFile(qf, []byte("bloom\ntrie prefix\n"), 0o644)
+	if code, out, errs := runCLI(t, "search", "--index", ix, "--queries", qf); code != exitOK {
+		t.Fatalf("--queries: exit %d\n%s%s", code, out, errs)
 	}
 	for _, cmd := range []string{"stats", "check"} {
 		if code, out, errs := runCLI(t, cmd, "--index", ix); code != exitOK {

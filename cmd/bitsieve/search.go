@@ -67,7 +67,8 @@ func runSearch(args []string, stdout, stderr io.Writer) int {
 }
 
 // searchFile runs one query per line, printing a JSON line for each; a bad
-// query prints {"query", "error"} and the run goes on.
+// query prints {"query", "error"} and the run goes on, to exit with
+// exitError at the end.
 func searchFile(ctx context.Context, s *query.Searcher, path string, req query.Request, stdout, stderr io.Writer) int {
 	var r io.Reader = os.Stdin
 	if path != "-" {
@@ -101,7 +102,8 @@ func searchFile(ctx context.Context, s *query.Searcher, path string, req query.R
 		}
 	}
 	if failed > 0 {
-		fmt.Fprintf(stderr, "bitsieve: %d queries had errors\n", failed)
+		fmt.Fprintf(stderr, "bitsieve: %d queries had errors (each has an \"error\" line)\n", failed)
+		return exitError
 	}
 	return exitOK
 }

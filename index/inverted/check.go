@@ -1,7 +1,10 @@
 package inverted
 
 import (
+	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 
 	"github.com/bitsieve/bitsieve/index"
@@ -51,4 +54,28 @@ func validate(bm interface{ Validate() error }) (err error) {
 		}
 	}()
 	return bm.Validate()
+}
+
+// CheckFiles checks the postings file beside every segment of ix that has
+// one: its checksums and params, then every bitmap against the forward index
+// (Check). A segment without a postings file is not a problem; a damaged or
+// stale file is (a segment's number is never reused, so its file can only
+// disagree with it through damage), named in the error.
+func CheckFiles(ix *index.Index) (checked int, problems []error) {
+	for _, seg := range ix.Segments() {
+		path := filepath.Join(ix.Dir(), FileName(seg.Name()))
+		if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		s, err := openSegment(seg, path)
+		checked++
+		if err == nil {
+			err = s.check()
+			s.close()
+		}
+		if err != nil {
+			problems = append(problems, err)
+		}
+	}
+	return checked, problems
 }

@@ -244,3 +244,44 @@ func TestDamagedFileIsAnError(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckFiles: every postings file beside the segments is checked, and
+// a flipped byte in any of them is a problem that names the file.
+func TestCheckFiles(t *testing.T) {
+	dir := t.TempDir()
+	ix := buildIndex(t, dir, genDocs(800, 4), index.WriterOptions{})
+	if n, probs := CheckFiles(ix); n != 0 || len(probs) != 0 {
+		t.Fatalf("no postings files: checked %d, %v", n, probs)
+	}
+	x, err := Build(ix, BuildOptions{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	x.Close()
+	if n, probs := CheckFiles(ix); n != len(ix.Segments()) || len(probs) != 0 {
+		t.Fatalf("sound postings files: checked %d of %d, %v", n, len(ix.Segments()), probs)
+	}
+	r := rand.New(rand.NewPCG(9, 9))
+	for _, seg := range ix.Segments() {
+		name := FileName(seg.Name())
+		path := filepath.Join(dir, name)
+		good, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < 20; i++ {
+			bad := slices.Clone(good)
+			bad[r.IntN(len(bad))] ^= byte(1 + r.IntN(255))
+			if err := os.WriteFile(path, bad, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, probs := CheckFiles(ix)
+			if len(probs) != 1 || !strings.Contains(probs[0].Error(), name) {
+				t.Fatalf("flip %d in %s: %v", i, name, probs)
+			}
+		}
+		if err := os.WriteFile(path, good, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
