@@ -351,6 +351,9 @@ func checkExactIn(t *testing.T, dir string, docs []index.Document, n int, seed u
 			}
 			t.Fatalf("query %q: %v", qs, err)
 		}
+		if c, err := s.Cost(qs); err != nil || c.Candidates < int64(len(want)) {
+			t.Fatalf("query %q: cost %+v (err %v) bounds fewer than its %d hits", qs, c, err, len(want))
+		}
 		if sig := signatureCandidates(t, s, qs); !subset(want, sig) {
 			t.Fatalf("query %q: the signature stage dropped true hits %v", qs, diff(want, sig))
 		}

@@ -21,6 +21,8 @@ type Explanation struct {
 	Candidates     int                 `json:"candidates"`
 	Hits           int                 `json:"hits"`
 	FalsePositives int                 `json:"false_positives"`
+	Cost           Cost                `json:"cost"`       // estimated before running (Searcher.Cost)
+	CostUnits      int64               `json:"cost_units"` // Cost.Units
 	Terms          []TermExplanation   `json:"terms"`
 	Phrases        []PhraseExplanation `json:"phrases,omitempty"`
 	Segments       []SegmentSteps      `json:"segments"`
@@ -94,12 +96,17 @@ func (s *Searcher) Explain(ctx context.Context, q string) (*Explanation, error) 
 	if err != nil {
 		return nil, err
 	}
+	cost, err := s.Cost(q)
+	if err != nil {
+		return nil, err
+	}
 	res, err := s.Search(ctx, Request{Query: q, CountOnly: true})
 	if err != nil {
 		return nil, err
 	}
 	ex := &Explanation{Query: q, Parsed: c.root.String(), Docs: s.ix.NumDocs(),
-		Candidates: res.Candidates, Hits: res.Total, FalsePositives: res.FalsePositives}
+		Candidates: res.Candidates, Hits: res.Total, FalsePositives: res.FalsePositives,
+		Cost: cost, CostUnits: cost.Units()}
 
 	type leaf struct {
 		word, term string

@@ -9,6 +9,7 @@ type Request struct {
 	Offset    int  // hits to skip, for pagination
 	CountOnly bool // only count the exact matches: no ranking, no hits
 	Snippets  bool // fill Hit.Snippet and Hit.Highlights
+	Workers   int  // goroutines matching segments for this request (0: the Searcher's)
 }
 
 // DefaultLimit is the page size when a Request leaves Limit at zero.

@@ -259,9 +259,10 @@ type segResult struct {
 // Searcher keeps them in a pool, so that a query in steady state allocates
 // nothing of its own.
 type queryState struct {
-	p     parser
-	c     compiled
-	parts []segResult
+	p       parser
+	c       compiled
+	workers int // goroutines for this query
+	parts   []segResult
 	cands []int32
 	next  atomic.Int64
 	wg    sync.WaitGroup
@@ -281,6 +282,7 @@ func (s *Searcher) begin(q string, rank bool) (*queryState, error) {
 		s.states.Put(st)
 		return nil, err
 	}
+	st.workers = s.workers
 	return st, nil
 }
 
@@ -294,7 +296,7 @@ func (s *Searcher) match(ctx context.Context, st *queryState, k int) error {
 	st.floor.reset()
 	// Workers take the next segment as they finish one; with one worker the
 	// caller's goroutine does it all.
-	for w := 1; w < min(s.workers, len(segs)); w++ {
+	for w := 1; w < min(st.workers, len(segs)); w++ {
 		st.wg.Add(1)
 		go func() {
 			defer st.wg.Done()
@@ -339,7 +341,7 @@ func (s *Searcher) work(ctx context.Context, st *queryState, k int, cands *[]int
 			st.parts[i] = s.searchSegmentInverted(segs[i], i, q, k, avgdl, an)
 			continue
 		}
-		st.parts[i] = s.searchSegment(segs[i], i, q, k, avgdl, an, cands, &st.floor)
+		st.parts[i] = s.searchSegment(ctx, segs[i], i, q, k, avgdl, an, cands, &st.floor)
 	}
 }
 
@@ -373,6 +375,9 @@ func (s *Searcher) Search(ctx context.Context, req Request) (*Result, error) {
 		return nil, err
 	}
 	defer s.states.Put(st)
+	if req.Workers > 0 {
+		st.workers = req.Workers
+	}
 	q := &st.c
 	res := &Result{Query: req.Query, Hits: []Hit{}}
 	res.Stages.Parse = time.Since(start)
@@ -425,7 +430,10 @@ func (s *Searcher) Search(ctx context.Context, req Request) (*Result, error) {
 }
 
 // searchSegment matches, verifies and ranks one segment.
-func (s *Searcher) searchSegment(seg *index.Segment, si int, q *compiled, k int, avgdl float64, an *tokenize.Analyzer, cands *[]int32, floor *scoreFloor) segResult {
+//
+// Verification and ranking check ctx every deadlineStride candidates, so a
+// query past its deadline stops inside a segment, not only between two.
+func (s *Searcher) searchSegment(ctx context.Context, seg *index.Segment, si int, q *compiled, k int, avgdl float64, an *tokenize.Analyzer, cands *[]int32, floor *scoreFloor) segResult {
 	var r segResult
 	t0 := time.Now()
 	p, err := s.plan(seg, q.root, q)
@@ -461,7 +469,11 @@ func (s *Searcher) searchSegment(seg *index.Segment, si int, q *compiled, k int,
 	v := newVerifier(p, an)
 	if k == 0 {
 		// A count reads only the terms verification needs.
-		for _, doc := range c {
+		for i, doc := range c {
+			if i%deadlineStride == deadlineStride-1 && ctx.Err() != nil {
+				r.err = ctx.Err()
+				return r
+			}
 			if err := v.loadVerify(int(doc)); err != nil {
 				r.err = err
 				return r
@@ -517,6 +529,10 @@ func (s *Searcher) searchSegment(seg *index.Segment, si int, q *compiled, k int,
 	})
 	p.planner.blocks = blocks
 	for _, bl := range blocks {
+		if ctx.Err() != nil {
+			r.err = ctx.Err()
+			return r
+		}
 		if bl.bound < floor.get() {
 			for _, doc := range c[bl.lo:bl.hi] {
 				if err := s.skipped(p, v, int(doc), oneWord, &r); err != nil {
@@ -569,6 +585,10 @@ func (s *Searcher) searchSegment(seg *index.Segment, si int, q *compiled, k int,
 	}
 	return r
 }
+
+// deadlineStride is how many candidates a segment verifies between two
+// looks at the query's deadline.
+const deadlineStride = 256
 
 // BM25 parameters.
 const (

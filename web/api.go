@@ -133,11 +133,18 @@ func (s *Server) readyz(c *echo.Context) error {
 		"documents": sn.ix.NumDocs(), "segments": len(sn.ix.Segments())})
 }
 
-// search checks q against the limits and runs it with the search timeout.
+// search checks q against the limits, admits it (admit) and runs it with
+// the search timeout.
 func (s *Server) search(ctx context.Context, sn *snapshot, req query.Request) (*query.Result, error) {
 	if err := s.checkQuery(sn, req.Query); err != nil {
 		return nil, err
 	}
+	release, workers, err := s.admit(ctx, sn, req.Query)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	req.Workers = workers
 	ctx, cancel := context.WithTimeout(ctx, s.limits.SearchTimeout)
 	defer cancel()
 	res, err := sn.s.Search(ctx, req)
@@ -152,9 +159,48 @@ func (s *Server) explain(ctx context.Context, sn *snapshot, q string) (*query.Ex
 	if err := s.checkQuery(sn, q); err != nil {
 		return nil, err
 	}
+	release, _, err := s.admit(ctx, sn, q)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	ctx, cancel := context.WithTimeout(ctx, s.limits.SearchTimeout)
 	defer cancel()
 	return sn.s.Explain(ctx, q)
+}
+
+// admit takes the slots a search of q needs before it runs, by its
+// estimated cost (query.Cost): a heavy one (HeavyUnits or more) waits for
+// a slot of the heavy lane first, then for a search slot, and runs on one
+// goroutine (workers 1); any other takes a search slot (workers 0: the
+// searcher's). So heavy searches hold at most MaxHeavy search slots and one
+// core each, and a flood of them is refused from their own queue while
+// cheap searches keep their slots. release gives the slots back.
+func (s *Server) admit(ctx context.Context, sn *snapshot, q string) (release func(), workers int, err error) {
+	cost, err := sn.s.Cost(q)
+	if err != nil {
+		return nil, 0, err
+	}
+	heavy := cost.Units() >= s.limits.HeavyUnits
+	if heavy {
+		if err := s.heavy.acquire(ctx); err != nil {
+			return nil, 0, err
+		}
+		s.metrics.heavy.Inc()
+		workers = 1
+	}
+	if err := s.limiter.acquire(ctx); err != nil {
+		if heavy {
+			s.heavy.release()
+		}
+		return nil, 0, err
+	}
+	return func() {
+		s.limiter.release()
+		if heavy {
+			s.heavy.release()
+		}
+	}, workers, nil
 }
 
 // document returns a stored document by key; only indexed documents are

@@ -20,6 +20,7 @@ type metrics struct {
 	requests *prometheus.HistogramVec // by route, method, status
 	inFlight prometheus.Gauge
 	rejected *prometheus.CounterVec // by reason
+	heavy    prometheus.Counter     // searches admitted through the heavy lane
 
 	stages     *prometheus.HistogramVec // by stage
 	candidates prometheus.Histogram
@@ -44,8 +45,11 @@ func newMetrics() *metrics {
 		Name: "bitsieve_http_requests_in_flight", Help: "HTTP requests being served."})
 	m.rejected = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "bitsieve_http_rejected_total",
-		Help: "Requests refused by a limit: queue_full (429), queue_timeout and search_timeout (503), body_too_large (413)."},
+		Help: "Requests refused by a limit: queue_full and heavy_queue_full (429), queue_timeout, heavy_queue_timeout and search_timeout (503), body_too_large (413)."},
 		[]string{"reason"})
+	m.heavy = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "bitsieve_heavy_searches_total",
+		Help: "Searches admitted through the heavy lane: their estimated cost reached the heavy threshold."})
 	m.stages = prometheus.NewHistogramVec(prometheus.HistogramOpts{
 		Name:    "bitsieve_query_stage_seconds",
 		Help:    "Time spent in each stage of answering a query (match and verify summed over segments).",
@@ -67,7 +71,7 @@ func newMetrics() *metrics {
 		Name: "bitsieve_index_reloads_total", Help: "Snapshot reloads after a MANIFEST change, by result."}, []string{"result"})
 	m.writes = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "bitsieve_index_writes_total", Help: "Write API commits, by operation and result."}, []string{"op", "result"})
-	for _, c := range []prometheus.Collector{m.requests, m.inFlight, m.rejected, m.stages, m.candidates, m.falsePos, m.hits,
+	for _, c := range []prometheus.Collector{m.requests, m.inFlight, m.rejected, m.heavy, m.stages, m.candidates, m.falsePos, m.hits,
 		m.docs, m.segments, m.bytes, m.generation, m.ready, m.reloads, m.writes,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{})} {
 		f(c)

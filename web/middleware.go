@@ -117,14 +117,15 @@ func secure(next echo.HandlerFunc) echo.HandlerFunc {
 // limiter bounds the searches running at once. A request waits up to wait
 // for a slot; at most maxQueue requests wait, later ones are refused at once.
 type limiter struct {
+	name     string // prefix of its refusal reasons: "" or "heavy_"
 	slots    chan struct{}
 	waiting  atomic.Int64
 	maxQueue int64
 	wait     time.Duration
 }
 
-func newLimiter(concurrent, queue int, wait time.Duration) *limiter {
-	return &limiter{slots: make(chan struct{}, max(1, concurrent)), maxQueue: int64(queue), wait: wait}
+func newLimiter(name string, concurrent, queue int, wait time.Duration) *limiter {
+	return &limiter{name: name, slots: make(chan struct{}, max(1, concurrent)), maxQueue: int64(queue), wait: wait}
 }
 
 func (l *limiter) acquire(ctx context.Context) error {
@@ -135,8 +136,8 @@ func (l *limiter) acquire(ctx context.Context) error {
 	}
 	if l.waiting.Add(1) > l.maxQueue {
 		l.waiting.Add(-1)
-		return &apiError{Status: http.StatusTooManyRequests, Err: "too many requests", RetryAfter: 1, reason: "queue_full",
-			Detail: fmt.Sprintf("%d searches are running and %d are waiting, the most this server queues; retry shortly", cap(l.slots), l.maxQueue)}
+		return &apiError{Status: http.StatusTooManyRequests, Err: "too many requests", RetryAfter: 1, reason: l.name + "queue_full",
+			Detail: fmt.Sprintf("%d %ssearches are running and %d are waiting, the most this server queues; retry shortly", cap(l.slots), l.kind(), l.maxQueue)}
 	}
 	defer l.waiting.Add(-1)
 	t := time.NewTimer(l.wait)
@@ -145,14 +146,22 @@ func (l *limiter) acquire(ctx context.Context) error {
 	case l.slots <- struct{}{}:
 		return nil
 	case <-t.C:
-		return &apiError{Status: http.StatusServiceUnavailable, Err: "overloaded", RetryAfter: 1, reason: "queue_timeout",
-			Detail: fmt.Sprintf("no search slot came free within %s; the server is overloaded, retry shortly", l.wait)}
+		return &apiError{Status: http.StatusServiceUnavailable, Err: "overloaded", RetryAfter: 1, reason: l.name + "queue_timeout",
+			Detail: fmt.Sprintf("no %ssearch slot came free within %s; the server is overloaded, retry shortly", l.kind(), l.wait)}
 	case <-ctx.Done():
 		return ctx.Err()
 	}
 }
 
 func (l *limiter) release() { <-l.slots }
+
+// kind names the lane in messages: "heavy " or nothing.
+func (l *limiter) kind() string {
+	if l.name == "" {
+		return ""
+	}
+	return strings.TrimSuffix(l.name, "_") + " "
+}
 
 // limit is route middleware for the routes that search or read documents.
 func (s *Server) limit(next echo.HandlerFunc) echo.HandlerFunc {

@@ -29,6 +29,15 @@ type Limits struct {
 	QueueTimeout  time.Duration // how long a request waits for a slot; past it: 503
 	SearchTimeout time.Duration // how long one search may run; past it: 503
 
+	// HeavyUnits is the estimated cost (query.Cost.Units) from which a
+	// search is heavy: heavy searches take a slot of their own lane first,
+	// MaxHeavy at once and one goroutine each, so that they never hold more
+	// than MaxHeavy of the MaxConcurrent slots and cheap searches keep
+	// flowing past them.
+	HeavyUnits    int64
+	MaxHeavy      int // heavy searches running at once
+	MaxHeavyQueue int // heavy searches waiting for their lane; past it: 429
+
 	ReadHeaderTimeout time.Duration // reading a request's headers
 	ReadTimeout       time.Duration // reading a whole request, body included
 	WriteTimeout      time.Duration // from the end of the headers to the end of the response
@@ -50,6 +59,9 @@ func DefaultLimits() Limits {
 		MaxQueue:      1024,
 		QueueTimeout:  5 * time.Second,
 		SearchTimeout: 10 * time.Second,
+		HeavyUnits:    1 << 18,
+		MaxHeavy:      max(1, runtime.GOMAXPROCS(0)/2),
+		MaxHeavyQueue: 16,
 
 		ReadHeaderTimeout: 5 * time.Second,
 		ReadTimeout:       30 * time.Second,
@@ -82,6 +94,12 @@ func (l Limits) withDefaults() Limits {
 	}
 	set(&l.MaxConcurrent, d.MaxConcurrent)
 	set(&l.MaxQueue, d.MaxQueue)
+	if l.HeavyUnits <= 0 {
+		l.HeavyUnits = d.HeavyUnits
+	}
+	set(&l.MaxHeavy, d.MaxHeavy)
+	l.MaxHeavy = min(l.MaxHeavy, l.MaxConcurrent)
+	set(&l.MaxHeavyQueue, d.MaxHeavyQueue)
 	setD(&l.QueueTimeout, d.QueueTimeout)
 	setD(&l.SearchTimeout, d.SearchTimeout)
 	setD(&l.ReadHeaderTimeout, d.ReadHeaderTimeout)
@@ -123,7 +141,8 @@ type Server struct {
 	e       *echo.Echo
 	live    *live
 	metrics *metrics
-	limiter *limiter
+	limiter *limiter // the search slots
+	heavy   *limiter // the heavy searches' lane, taken before a search slot
 	pages   *pages
 	started time.Time
 
@@ -142,7 +161,8 @@ func New(opt Options) (*Server, error) {
 		opt.PollInterval = 2 * time.Second
 	}
 	s := &Server{opt: opt, limits: opt.Limits.withDefaults(), log: opt.Logger, metrics: newMetrics(), started: time.Now()}
-	s.limiter = newLimiter(s.limits.MaxConcurrent, s.limits.MaxQueue, s.limits.QueueTimeout)
+	s.limiter = newLimiter("", s.limits.MaxConcurrent, s.limits.MaxQueue, s.limits.QueueTimeout)
+	s.heavy = newLimiter("heavy_", s.limits.MaxHeavy, s.limits.MaxHeavyQueue, s.limits.QueueTimeout)
 	var err error
 	if s.pages, err = newPages(); err != nil {
 		return nil, err
@@ -170,17 +190,17 @@ func (s *Server) routes() {
 	e.Use(s.observe, secure)
 
 	e.GET("/", s.homePage, page)
-	e.GET("/search", s.searchPage, page, s.limit)
+	e.GET("/search", s.searchPage, page)
 	e.GET("/doc", s.documentPage, page, s.limit)
-	e.GET("/explain", s.explainPage, page, s.limit)
+	e.GET("/explain", s.explainPage, page)
 	e.GET("/static/*", s.static)
 	e.GET("/favicon.ico", s.favicon)
 	e.GET("/robots.txt", func(c *echo.Context) error {
 		return c.String(http.StatusOK, "User-agent: *\nDisallow: /search\nDisallow: /doc\nDisallow: /explain\nDisallow: /api/\n")
 	})
 
-	e.GET("/api/search", s.apiSearch, s.limit)
-	e.GET("/api/explain", s.apiExplain, s.limit)
+	e.GET("/api/search", s.apiSearch)
+	e.GET("/api/explain", s.apiExplain)
 	e.GET("/api/documents/*", s.apiDocument, s.limit)
 	e.POST("/api/documents", s.apiAddDocuments)
 	e.DELETE("/api/documents/*", s.apiDeleteDocument)

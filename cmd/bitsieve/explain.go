@@ -39,7 +39,9 @@ func runExplain(args []string, stdout, stderr io.Writer) int {
 		return exitOK
 	}
 	fmt.Fprintf(stdout, "query   %s\nparsed  %s\n", ex.Query, ex.Parsed)
-	fmt.Fprintf(stdout, "%d documents: %d candidates, %d verified hits, %d false positives\n\n", ex.Docs, ex.Candidates, ex.Hits, ex.FalsePositives)
+	fmt.Fprintf(stdout, "%d documents: %d candidates, %d verified hits, %d false positives\n", ex.Docs, ex.Candidates, ex.Hits, ex.FalsePositives)
+	fmt.Fprintf(stdout, "estimated cost %d units (at most %d candidates, %d phrase position reads, %d row blocks)\n\n",
+		ex.CostUnits, ex.Cost.Candidates, ex.Cost.Positions, ex.Cost.RowBlocks)
 	tw := tabwriter.NewWriter(stdout, 2, 8, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "word\tterm\tdf\tprivate\tshared\tlist\tabsent\trows\tdensity\tpredicted fp\tobserved fp\t")
 	for _, t := range ex.Terms {
