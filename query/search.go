@@ -263,10 +263,10 @@ type queryState struct {
 	c       compiled
 	workers int // goroutines for this query
 	parts   []segResult
-	cands []int32
-	next  atomic.Int64
-	wg    sync.WaitGroup
-	floor scoreFloor
+	cands   []int32
+	next    atomic.Int64
+	wg      sync.WaitGroup
+	floor   scoreFloor
 }
 
 // begin takes a query state and compiles q into it.
