@@ -9,6 +9,12 @@
 //	    -queries '/work/shared/queries/*.txt' -c 64 -d 30s
 //
 // or loads a server that is already running (-url http://127.0.0.1:8080).
+//
+// With -heavy QUERY, -heavy-c more clients send that one query back to back
+// during the warm-up and the measurement, as a client flooding the server
+// with an expensive query would: the report gives their outcomes apart
+// (refusals, 429 and 503, are the server protecting the others, not
+// errors), and the figures above them are those of the -c clients only.
 // Every response must be a 200 with a JSON body; anything else (a 4xx, a
 // 5xx, a refused or timed-out connection) counts as an error and the command
 // exits with status 1.
@@ -51,9 +57,14 @@ func main() {
 		snippets = flag.Bool("snippets", true, "ask for snippets, as the search page does")
 		timeout  = flag.Duration("timeout", 30*time.Second, "client timeout for one request")
 		asJSON   = flag.Bool("json", false, "print the report as JSON")
+		heavy    = flag.String("heavy", "", "an expensive query that -heavy-c other clients send meanwhile")
+		heavyC   = flag.Int("heavy-c", 16, "clients sending the -heavy query")
 	)
 	flag.Parse()
-	if err := run(*target, *bin, *index, *queries, *clients, *duration, *warmup, *limit, *snippets, *timeout, *asJSON); err != nil {
+	if *heavy == "" {
+		*heavyC = 0
+	}
+	if err := run(*target, *bin, *index, *queries, *clients, *duration, *warmup, *limit, *snippets, *timeout, *asJSON, *heavy, *heavyC); err != nil {
 		fmt.Fprintln(os.Stderr, "loadtest:", err)
 		os.Exit(2)
 	}
@@ -75,9 +86,10 @@ type Report struct {
 	P999ms     float64        `json:"p999_ms"`
 	MaxMs      float64        `json:"max_ms"`
 	MeanMs     float64        `json:"mean_ms"`
+	Heavy      *Report        `json:"heavy,omitempty"` // the -heavy clients: their errors are mostly the server's refusals
 }
 
-func run(target, bin, index, queryGlobs string, clients int, d, warmup time.Duration, limit int, snippets bool, timeout time.Duration, asJSON bool) error {
+func run(target, bin, index, queryGlobs string, clients int, d, warmup time.Duration, limit int, snippets bool, timeout time.Duration, asJSON bool, heavy string, heavyC int) error {
 	qs, err := readQueries(queryGlobs)
 	if err != nil {
 		return err
@@ -89,7 +101,7 @@ func run(target, bin, index, queryGlobs string, clients int, d, warmup time.Dura
 			return errors.New("give -url of a running server, or -index (and -bin) to start one")
 		}
 		var shutdown func() error
-		target, shutdown, err = startServer(ctx, bin, index, clients)
+		target, shutdown, err = startServer(ctx, bin, index, clients+heavyC)
 		if err != nil {
 			return err
 		}
@@ -103,31 +115,51 @@ func run(target, bin, index, queryGlobs string, clients int, d, warmup time.Dura
 		return err
 	}
 	base := strings.TrimSuffix(target, "/") + "/api/search"
-	urls := make([]string, len(qs))
-	for i, q := range qs {
+	searchURL := func(q string) string {
 		v := url.Values{"q": {q}, "limit": {fmt.Sprint(limit)}}
 		if !snippets {
 			v.Set("snippets", "false")
 		}
-		urls[i] = base + "?" + v.Encode()
+		return base + "?" + v.Encode()
+	}
+	urls := make([]string, len(qs))
+	for i, q := range qs {
+		urls[i] = searchURL(q)
 	}
 	client := &http.Client{
 		Timeout: timeout,
 		Transport: &http.Transport{
-			MaxIdleConns: clients, MaxIdleConnsPerHost: clients, IdleConnTimeout: time.Minute,
+			MaxIdleConns: clients + heavyC, MaxIdleConnsPerHost: clients + heavyC, IdleConnTimeout: time.Minute,
 			DialContext: (&net.Dialer{Timeout: 5 * time.Second}).DialContext,
 		},
 	}
+	// measure runs the clients for d, with the heavy clients beside them.
+	measure := func(d time.Duration) (res, heavyRes *result) {
+		var wg sync.WaitGroup
+		if heavyC > 0 {
+			wg.Go(func() { heavyRes = load(ctx, client, []string{searchURL(heavy)}, heavyC, d) })
+		}
+		res = load(ctx, client, urls, clients, d)
+		wg.Wait()
+		return res, heavyRes
+	}
 	if warmup > 0 {
 		fmt.Fprintf(os.Stderr, "loadtest: warming up for %s\n", warmup)
-		load(ctx, client, urls, clients, warmup)
+		measure(warmup)
 	}
 	fmt.Fprintf(os.Stderr, "loadtest: %d clients for %s against %s (%d queries)\n", clients, d, target, len(qs))
-	res := load(ctx, client, urls, clients, d)
+	if heavyC > 0 {
+		fmt.Fprintf(os.Stderr, "loadtest: and %d clients sending %q\n", heavyC, heavy)
+	}
+	res, heavyRes := measure(d)
 	if ctx.Err() != nil {
 		return errors.New("interrupted")
 	}
 	rep := res.report(target, clients, len(qs))
+	if heavyRes != nil {
+		h := heavyRes.report(target, heavyC, 1)
+		rep.Heavy = &h
+	}
 	if asJSON {
 		json.NewEncoder(os.Stdout).Encode(rep)
 	} else {
@@ -137,6 +169,13 @@ func run(target, bin, index, queryGlobs string, clients int, d, warmup time.Dura
 		}
 		fmt.Printf("QPS          %.0f\nlatency ms   p50 %.2f   p90 %.2f   p99 %.2f   p99.9 %.2f   max %.2f   mean %.2f\n",
 			rep.QPS, rep.P50ms, rep.P90ms, rep.P99ms, rep.P999ms, rep.MaxMs, rep.MeanMs)
+		if h := rep.Heavy; h != nil {
+			fmt.Printf("heavy query  %d clients: %d requests, %d answered (p50 %.2f ms, max %.2f ms), %d refused or failed\n",
+				h.Clients, h.Requests, h.Requests-h.Errors, h.P50ms, h.MaxMs, h.Errors)
+			for k, n := range h.ErrorKinds {
+				fmt.Printf("  %-10s %d\n", k, n)
+			}
+		}
 	}
 	if rep.Errors > 0 {
 		os.Exit(1)
