@@ -37,7 +37,19 @@ type analyzedDoc struct {
 	hash   uint64     // xxhash64 of the text
 	pos    []byte     // positions entry, its locals indexing terms (positions.go)
 
-	dropped bool // deleted or replaced before its segment was sealed
+	dropped bool  // deleted or replaced before its segment was sealed
+	mem     int64 // bytes it holds, about (footprint)
+}
+
+// footprint estimates the bytes an analyzed document holds while it waits
+// in a writer's buffer: its text, positions and terms, and what Go spends
+// around them.
+func (d *analyzedDoc) footprint() int64 {
+	n := int64(len(d.doc.Text)+len(d.doc.Key)+len(d.doc.Title)+len(d.pos)) + 256
+	for _, t := range d.terms {
+		n += int64(len(t.term)) + 24
+	}
+	return n
 }
 
 // lengthClass routes a document by its distinct-term count: class c holds

@@ -31,6 +31,7 @@ type CompactOptions struct {
 	Params          Params // signature parameters of merged segments; default DefaultParams
 	Capacity        int    // most documents per segment; default DefaultCapacity
 	MaxSegmentBytes int64  // most text bytes per segment; default DefaultMaxSegmentBytes
+	MemoryBudget    int64  // most bytes of documents held while merging; default DefaultMemoryBudget
 
 	// All merges every segment that has deleted documents or is not full,
 	// instead of only what Policy asks for.
@@ -50,6 +51,9 @@ func (opt *CompactOptions) setDefaults() error {
 	}
 	if opt.MaxSegmentBytes <= 0 {
 		opt.MaxSegmentBytes = DefaultMaxSegmentBytes
+	}
+	if opt.MemoryBudget <= 0 {
+		opt.MemoryBudget = DefaultMemoryBudget
 	}
 	if opt.Policy.MergeFactor < 2 {
 		opt.Policy.MergeFactor = 8
@@ -203,6 +207,7 @@ func merge(dir string, m *Manifest, group []int, opt CompactOptions, st *Compact
 	}
 	defer lx.close()
 	classes := map[int]*classBuffer{}
+	var buffered int64 // footprints of the documents in classes
 	docs, dropped := 0, 0
 	var bytesIn int64
 	for _, i := range group {
@@ -232,16 +237,21 @@ func merge(dir string, m *Manifest, group []int, opt CompactOptions, st *Compact
 				return nil, err
 			}
 			docs++
+			ad.mem = ad.footprint()
 			c := lengthClass(len(ad.terms))
 			b := classes[c]
 			if b == nil {
 				b = &classBuffer{}
 				classes[c] = b
 			}
-			b.docs = append(b.docs, ad)
-			b.bytes += int64(len(ad.doc.Text))
-			if len(b.docs) >= opt.Capacity || b.bytes >= opt.MaxSegmentBytes {
-				if err := write(b.docs, c); err != nil {
+			buffered += ad.mem
+			full := b.add(ad, opt.Capacity, opt.MaxSegmentBytes, opt.MemoryBudget)
+			if !full && buffered >= opt.MemoryBudget/2 {
+				c, full = largestBuffer(classes), true
+			}
+			if full {
+				buffered -= classes[c].mem
+				if err := write(classes[c].docs, c); err != nil {
 					s.close()
 					removeOuts()
 					return nil, err

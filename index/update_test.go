@@ -449,3 +449,28 @@ func TestMergeIsRebuild(t *testing.T) {
 		}
 	}
 }
+
+// TestMemoryBudget: a writer whose memory budget is small seals segments
+// before they are full instead of holding every class's documents, and
+// the index it commits holds the same documents, sound.
+func TestMemoryBudget(t *testing.T) {
+	docs := genDocs(250, 11)
+	full, small := t.TempDir(), t.TempDir()
+	buildIndex(t, full, docs, WriterOptions{})
+	buildIndex(t, small, docs, WriterOptions{MemoryBudget: 256 << 10})
+	mf, err := readManifest(full)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms, err := readManifest(small)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ms.Segments) <= len(mf.Segments) {
+		t.Fatalf("a 256 KiB budget made %d segments, the default %d: nothing was sealed early", len(ms.Segments), len(mf.Segments))
+	}
+	if a, b := liveKeys(t, full), liveKeys(t, small); !slices.Equal(a, b) {
+		t.Fatalf("%d documents with a small budget, %d without", len(b), len(a))
+	}
+	checkSound(t, small)
+}

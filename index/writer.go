@@ -24,6 +24,14 @@ type WriterOptions struct {
 	MaxSegmentBytes int64  // most text bytes buffered per segment; default DefaultMaxSegmentBytes
 	Workers         int    // analysis goroutines; default GOMAXPROCS
 
+	// MemoryBudget bounds the bytes of analyzed documents the writer holds
+	// (DefaultMemoryBudget when 0): a length class's buffer is sealed as a
+	// segment when it reaches a quarter of it, and the largest buffer when
+	// all reach half of it, so the writer's memory stays flat however large
+	// the corpus. Segments sealed early are merged by the compaction policy
+	// after the commit, a rebuild's too.
+	MemoryBudget int64
+
 	// Snapshot, for OpenWriter, is an open snapshot of the directory that
 	// the writer may use as its base instead of opening the index again. It
 	// is used only if it is the directory's current generation, and it is
@@ -42,6 +50,8 @@ const (
 	// DefaultMaxSegmentBytes bounds the text buffered for one segment, and so
 	// the writer's memory, for corpora of large documents.
 	DefaultMaxSegmentBytes = 128 << 20
+	// DefaultMemoryBudget is the default WriterOptions.MemoryBudget.
+	DefaultMemoryBudget = 256 << 20
 )
 
 func (opt *WriterOptions) setDefaults() error {
@@ -62,6 +72,9 @@ func (opt *WriterOptions) setDefaults() error {
 	}
 	if opt.MaxSegmentBytes <= 0 {
 		opt.MaxSegmentBytes = DefaultMaxSegmentBytes
+	}
+	if opt.MemoryBudget <= 0 {
+		opt.MemoryBudget = DefaultMemoryBudget
 	}
 	if opt.Workers <= 0 {
 		opt.Workers = runtime.GOMAXPROCS(0)
@@ -141,7 +154,9 @@ type Writer struct {
 	newFiles []string            // files written by this writer, removed if the commit fails
 
 	// Collector state: only the collector goroutine touches it until stop.
-	classes map[int]*classBuffer
+	classes  map[int]*classBuffer
+	buffered int64 // footprints of the documents in classes
+	early    int   // segments sealed before they were full (sealClass)
 	loc     map[string]sessionDoc // live documents added by this writer
 	dups    []string
 	baseDel map[string]DocRef   // live base documents to delete
@@ -169,7 +184,28 @@ type job struct {
 
 type classBuffer struct {
 	docs  []*analyzedDoc
-	bytes int64
+	bytes int64 // text bytes
+	mem   int64 // footprints
+}
+
+// add appends d and reports whether the buffer is full: Capacity documents,
+// MaxSegmentBytes of text or a quarter of the memory budget.
+func (b *classBuffer) add(d *analyzedDoc, capacity int, maxBytes, budget int64) bool {
+	b.docs = append(b.docs, d)
+	b.bytes += int64(len(d.doc.Text))
+	b.mem += d.mem
+	return len(b.docs) >= capacity || b.bytes >= maxBytes || b.mem >= budget/4
+}
+
+// largestBuffer is the class whose buffer holds the most bytes.
+func largestBuffer(classes map[int]*classBuffer) int {
+	best, c := int64(-1), 0
+	for k, b := range classes {
+		if b.mem > best {
+			best, c = b.mem, k
+		}
+	}
+	return c
 }
 
 // Create starts a new index in dir (created if missing). The previous index
@@ -500,6 +536,7 @@ func (w *Writer) analyze() {
 		}
 		j.res = &analyzedDoc{doc: j.doc, terms: tf, tokens: len(toks), hash: xxhash.Sum64(j.doc.Text),
 			pos: appendTokens(nil, locals, positions, marks)}
+		j.res.mem = j.res.footprint()
 		w.docs.Add(1)
 		w.bytes.Add(int64(len(j.doc.Text)))
 		w.out <- j
@@ -574,12 +611,24 @@ func (w *Writer) route(d *analyzedDoc) {
 		b = &classBuffer{}
 		w.classes[c] = b
 	}
-	b.docs = append(b.docs, d)
-	b.bytes += int64(len(d.doc.Text))
-	if len(b.docs) >= w.opt.Capacity || b.bytes >= w.opt.MaxSegmentBytes {
-		w.seal(b.docs, c)
-		w.classes[c] = &classBuffer{}
+	w.buffered += d.mem
+	if b.add(d, w.opt.Capacity, w.opt.MaxSegmentBytes, w.opt.MemoryBudget) {
+		w.sealClass(c, len(b.docs) < w.opt.Capacity && b.bytes < w.opt.MaxSegmentBytes)
+	} else if w.buffered >= w.opt.MemoryBudget/2 {
+		w.sealClass(largestBuffer(w.classes), true)
 	}
+}
+
+// sealClass seals class c's buffer; early: before it was full, to keep the
+// writer within its memory budget (compaction merges such segments).
+func (w *Writer) sealClass(c int, early bool) {
+	b := w.classes[c]
+	w.buffered -= b.mem
+	if early {
+		w.early++
+	}
+	w.seal(b.docs, c)
+	w.classes[c] = &classBuffer{}
 }
 
 // seal writes the documents not dropped meanwhile as a new segment file, in
@@ -729,9 +778,12 @@ func (w *Writer) Commit() (WriteStats, error) {
 	w.committed = true
 	w.closeBase()
 	removeUnlisted(w.dir, m)
-	if !w.opt.Compact.Disabled && !w.rebuild {
+	if !w.opt.Compact.Disabled && (!w.rebuild || w.early > 0) {
+		// A rebuild's segments are laid out full, unless the memory budget
+		// sealed some early: the policy merges those as it merges updates'.
 		cm, cst, err := compactLocked(w.dir, m, CompactOptions{
-			Params: w.opt.Params, Capacity: w.opt.Capacity, MaxSegmentBytes: w.opt.MaxSegmentBytes, Policy: w.opt.Compact,
+			Params: w.opt.Params, Capacity: w.opt.Capacity, MaxSegmentBytes: w.opt.MaxSegmentBytes,
+			MemoryBudget: w.opt.MemoryBudget, Policy: w.opt.Compact,
 		})
 		st.Compaction, st.CompactErr = cst, err
 		m = cm

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"syscall"
@@ -50,6 +51,7 @@ func runIndex(args []string, stdout, stderr io.Writer) int {
 	listDensity := fs.Float64("list-density", def.ListDensity, "signature parameter: a term in fewer than this fraction of a segment's documents is stored as an exact list of them (0: no lists; segments over 65,536 documents have none)")
 	rank := fs.Int("rank", def.Rank, "signature parameter: the higher rank of shared rows, 3 to 6 (a bit per 2^rank documents; 0: rank-0 rows only)")
 	pairK := fs.Int("pair-rows", def.PairK, "signature parameter: shared rows of each pair of adjacent common words, which phrases match on (0: no pairs)")
+	memory := fs.Int("memory", index.DefaultMemoryBudget>>20, "MiB of analyzed documents held before they are written as segments (merged afterwards): the writer's memory stays near a few times this, however large the corpus")
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
@@ -91,7 +93,15 @@ func runIndex(args []string, stdout, stderr io.Writer) int {
 		rebuild: *rebuild,
 		stderr:  stderr,
 	}
+	if *memory < 16 {
+		return fail(stderr, "--memory %d is too small: give at least 16 (MiB)", *memory)
+	}
 	job.writer.Params = params
+	job.writer.MemoryBudget = int64(*memory) << 20
+	if os.Getenv("GOMEMLIMIT") == "" {
+		// Garbage would otherwise let the heap grow to twice what is live.
+		debug.SetMemoryLimit(3 * job.writer.MemoryBudget)
+	}
 	fs.Visit(func(f *flag.Flag) {
 		if f.Name == "lang" {
 			job.writer.Analyzer = *lang
