@@ -155,14 +155,14 @@ type Writer struct {
 
 	// Collector state: only the collector goroutine touches it until stop.
 	classes  map[int]*classBuffer
-	buffered int64 // footprints of the documents in classes
-	early    int   // segments sealed before they were full (sealClass)
-	loc     map[string]sessionDoc // live documents added by this writer
-	dups    []string
-	baseDel map[string]DocRef   // live base documents to delete
-	newDel  map[string][]uint32 // new segment → its documents deleted again by this writer
-	nextOut uint64
-	reorder map[uint64]job
+	buffered int64                 // footprints of the documents in classes
+	early    int                   // segments sealed before they were full (sealClass)
+	loc      map[string]sessionDoc // live documents added by this writer
+	dups     []string
+	baseDel  map[string]DocRef   // live base documents to delete
+	newDel   map[string][]uint32 // new segment → its documents deleted again by this writer
+	nextOut  uint64
+	reorder  map[uint64]job
 
 	committed bool
 }
