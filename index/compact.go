@@ -246,7 +246,7 @@ func merge(dir string, m *Manifest, group []int, opt CompactOptions, st *Compact
 			}
 			buffered += ad.mem
 			full := b.add(ad, opt.Capacity, opt.MaxSegmentBytes, opt.MemoryBudget)
-			if !full && buffered >= opt.MemoryBudget/2 {
+			if !full && buffered >= opt.MemoryBudget {
 				c, full = largestBuffer(classes), true
 			}
 			if full {

@@ -26,9 +26,8 @@ type WriterOptions struct {
 
 	// MemoryBudget bounds the bytes of analyzed documents the writer holds
 	// (DefaultMemoryBudget when 0): a length class's buffer is sealed as a
-	// segment when it reaches a quarter of it, and the largest buffer when
-	// all reach half of it, so the writer's memory stays flat however large
-	// the corpus. Segments sealed early are merged by the compaction policy
+	// segment when it reaches half of it, and the largest buffer when all
+	// reach it, so the writer's memory stays flat however large the corpus. Segments sealed early are merged by the compaction policy
 	// after the commit, a rebuild's too.
 	MemoryBudget int64
 
@@ -50,8 +49,11 @@ const (
 	// DefaultMaxSegmentBytes bounds the text buffered for one segment, and so
 	// the writer's memory, for corpora of large documents.
 	DefaultMaxSegmentBytes = 128 << 20
-	// DefaultMemoryBudget is the default WriterOptions.MemoryBudget.
-	DefaultMemoryBudget = 256 << 20
+	// DefaultMemoryBudget is the default WriterOptions.MemoryBudget: large
+	// enough that a corpus of half a million short documents keeps the
+	// layout of full segments (a smaller budget makes more, smaller
+	// segments, and queries pay for each; docs/BENCHMARKS.md).
+	DefaultMemoryBudget = 512 << 20
 )
 
 func (opt *WriterOptions) setDefaults() error {
@@ -189,12 +191,12 @@ type classBuffer struct {
 }
 
 // add appends d and reports whether the buffer is full: Capacity documents,
-// MaxSegmentBytes of text or a quarter of the memory budget.
+// MaxSegmentBytes of text or half the memory budget.
 func (b *classBuffer) add(d *analyzedDoc, capacity int, maxBytes, budget int64) bool {
 	b.docs = append(b.docs, d)
 	b.bytes += int64(len(d.doc.Text))
 	b.mem += d.mem
-	return len(b.docs) >= capacity || b.bytes >= maxBytes || b.mem >= budget/4
+	return len(b.docs) >= capacity || b.bytes >= maxBytes || b.mem >= budget/2
 }
 
 // largestBuffer is the class whose buffer holds the most bytes.
@@ -614,7 +616,7 @@ func (w *Writer) route(d *analyzedDoc) {
 	w.buffered += d.mem
 	if b.add(d, w.opt.Capacity, w.opt.MaxSegmentBytes, w.opt.MemoryBudget) {
 		w.sealClass(c, len(b.docs) < w.opt.Capacity && b.bytes < w.opt.MaxSegmentBytes)
-	} else if w.buffered >= w.opt.MemoryBudget/2 {
+	} else if w.buffered >= w.opt.MemoryBudget {
 		w.sealClass(largestBuffer(w.classes), true)
 	}
 }

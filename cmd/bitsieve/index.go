@@ -51,7 +51,7 @@ func runIndex(args []string, stdout, stderr io.Writer) int {
 	listDensity := fs.Float64("list-density", def.ListDensity, "signature parameter: a term in fewer than this fraction of a segment's documents is stored as an exact list of them (0: no lists; segments over 65,536 documents have none)")
 	rank := fs.Int("rank", def.Rank, "signature parameter: the higher rank of shared rows, 3 to 6 (a bit per 2^rank documents; 0: rank-0 rows only)")
 	pairK := fs.Int("pair-rows", def.PairK, "signature parameter: shared rows of each pair of adjacent common words, which phrases match on (0: no pairs)")
-	memory := fs.Int("memory", index.DefaultMemoryBudget>>20, "MiB of analyzed documents held before they are written as segments (merged afterwards): the writer's memory stays near a few times this, however large the corpus")
+	memory := fs.Int("memory", index.DefaultMemoryBudget>>20, "MiB of analyzed documents held before they are written as segments: the writer's memory stays near four times this however large the corpus; less makes more, smaller segments")
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
@@ -100,7 +100,7 @@ func runIndex(args []string, stdout, stderr io.Writer) int {
 	job.writer.MemoryBudget = int64(*memory) << 20
 	if os.Getenv("GOMEMLIMIT") == "" {
 		// Garbage would otherwise let the heap grow to twice what is live.
-		debug.SetMemoryLimit(3 * job.writer.MemoryBudget)
+		debug.SetMemoryLimit(4 * job.writer.MemoryBudget)
 	}
 	fs.Visit(func(f *flag.Flag) {
 		if f.Name == "lang" {
