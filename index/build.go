@@ -42,14 +42,10 @@ type analyzedDoc struct {
 }
 
 // footprint estimates the bytes an analyzed document holds while it waits
-// in a writer's buffer: its text, positions and terms, and what Go spends
-// around them.
+// in a writer's buffer: its text, positions and terms (whose bytes the
+// writer shares between documents), and what Go spends around them.
 func (d *analyzedDoc) footprint() int64 {
-	n := int64(len(d.doc.Text)+len(d.doc.Key)+len(d.doc.Title)+len(d.pos)) + 256
-	for _, t := range d.terms {
-		n += int64(len(t.term)) + 24
-	}
-	return n
+	return int64(len(d.doc.Text)+len(d.doc.Key)+len(d.doc.Title)+len(d.pos)+24*len(d.terms)) + 256
 }
 
 // lengthClass routes a document by its distinct-term count: class c holds

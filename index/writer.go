@@ -502,12 +502,17 @@ func (w *Writer) DeleteUnseen(inScope func(key string) bool) (int, error) {
 // to call from another goroutine.
 func (w *Writer) Progress() (docs int64, bytes int64) { return w.docs.Load(), w.bytes.Load() }
 
+// maxInterned bounds the terms an analysis goroutine interns; past it, it
+// starts afresh (a corpus of millions of distinct words, as source code has).
+const maxInterned = 1 << 20
+
 func (w *Writer) analyze() {
 	defer w.workers.Done()
 	a := tokenize.MustNew(w.opt.Analyzer)
 	var toks []tokenize.Token
 	var locals, positions, marks []uint32
 	counts := map[string]uint32{}
+	words := map[string]string{} // interned terms
 	for j := range w.in {
 		if j.del {
 			w.out <- j
@@ -520,6 +525,15 @@ func (w *Writer) analyze() {
 		}
 		tf := make([]termFreq, 0, len(counts))
 		for t, c := range counts {
+			// Buffered documents share one copy of each term's bytes.
+			if s, ok := words[t]; ok {
+				t = s
+			} else {
+				if len(words) >= maxInterned {
+					clear(words)
+				}
+				words[t] = t
+			}
 			tf = append(tf, termFreq{t, c})
 		}
 		slices.SortFunc(tf, func(a, b termFreq) int { return strings.Compare(a.term, b.term) })
