@@ -27,8 +27,9 @@ type WriterOptions struct {
 	// MemoryBudget bounds the bytes of analyzed documents the writer holds
 	// (DefaultMemoryBudget when 0): a length class's buffer is sealed as a
 	// segment when it reaches half of it, and the largest buffer when all
-	// reach it, so the writer's memory stays flat however large the corpus. Segments sealed early are merged by the compaction policy
-	// after the commit, a rebuild's too.
+	// reach it, so the writer's memory stays flat however large the
+	// corpus. The compaction policy runs after the commit of a rebuild
+	// that sealed segments early, as after any update.
 	MemoryBudget int64
 
 	// Snapshot, for OpenWriter, is an open snapshot of the directory that
