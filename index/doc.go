@@ -131,4 +131,16 @@
 // as a panic. Check validates everything, including that every term of
 // every document has all its rows set (so the signature cannot drop a true
 // hit).
+//
+// A MANIFEST is believed only where its files agree: every field of a
+// segment's entry is checked against the file (its size, documents, length
+// class and analyzer, its tombstone's count), and a tombstone of a listed
+// segment that a committed generation wrote but the MANIFEST leaves out
+// makes the index damaged (crosscheck.go). A writer that finds no MANIFEST
+// writes an empty one before any other file, so index files without a
+// MANIFEST are damage, never overwritten; Recover (bitsieve recover) writes
+// a MANIFEST from the files' own headers.
+//
+// A writer holds at most about WriterOptions.MemoryBudget of analyzed
+// documents: past it, it seals its largest buffer as a segment early.
 package index
