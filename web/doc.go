@@ -40,4 +40,8 @@
 // size, concurrent searches and how long a request may wait for one, the time
 // a search may take, and the server's read, write and idle timeouts. A request
 // past a limit gets a 4xx or 503 with a sentence saying which limit it hit.
+// A search is admitted by its cost, estimated before it runs (query.Cost):
+// a heavy one takes a slot of a lane of its own first and runs on one
+// goroutine, so a flood of expensive queries waits, and is refused, in that
+// lane while cheap searches keep the other slots (Server.admit).
 package web
