@@ -2,10 +2,10 @@ package bench
 
 import (
 	"math/rand/v2"
-	"slices"
 	"strings"
 
 	"github.com/bitsieve/bitsieve/corpus"
+	"github.com/bitsieve/bitsieve/query"
 	"github.com/bitsieve/bitsieve/tokenize"
 )
 
@@ -33,7 +33,7 @@ func PhraseQueries(docs []corpus.Document, n int, seed uint64, an *tokenize.Anal
 		if strings.ContainsAny(span, "\n\r") || len(span) > 80 {
 			continue
 		}
-		q := `"` + plainWords(span) + `"`
+		q := `"` + query.PlainWords(span) + `"`
 		if kept := an.Analyze(nil, []byte(q)); len(kept) < 2 || seen[q] {
 			continue
 		}
@@ -41,24 +41,4 @@ func PhraseQueries(docs []corpus.Document, n int, seed uint64, an *tokenize.Anal
 		out = append(out, q)
 	}
 	return out
-}
-
-// plainWords blanks the query language's operator characters in s and
-// lowercases the operator keywords, so s reads as words only.
-func plainWords(s string) string {
-	s = strings.Map(func(r rune) rune {
-		if strings.ContainsRune(`"()*`, r) {
-			return ' '
-		}
-		return r
-	}, s)
-	f := strings.Fields(s)
-	for i, w := range f {
-		w = strings.TrimLeft(w, "-")
-		if slices.Contains([]string{"OR", "AND", "NOT"}, w) {
-			w = strings.ToLower(w)
-		}
-		f[i] = w
-	}
-	return strings.Join(f, " ")
 }

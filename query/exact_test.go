@@ -155,27 +155,6 @@ func (g *queryGen) surface() (string, bool) {
 	return "", false
 }
 
-// clean removes query-language syntax from corpus text, as a user quoting
-// a document would: quotes, parentheses, stars, leading dashes and the
-// operator keywords.
-func clean(s string) string {
-	s = strings.Map(func(r rune) rune {
-		if strings.ContainsRune(`"()*`, r) {
-			return ' '
-		}
-		return r
-	}, s)
-	f := strings.Fields(s)
-	for i, w := range f {
-		w = strings.TrimLeft(w, "-")
-		if w == "OR" || w == "AND" || w == "NOT" {
-			w = strings.ToLower(w)
-		}
-		f[i] = w
-	}
-	return strings.Join(f, " ")
-}
-
 func (g *queryGen) leaf() *gq {
 	q := g.rawLeaf()
 	if q.op == "prefix" {
@@ -187,7 +166,7 @@ func (g *queryGen) leaf() *gq {
 			q.op = "word"
 		}
 	}
-	q.text = clean(q.text)
+	q.text = PlainWords(q.text)
 	if q.op != "phrase" {
 		q.text = strings.Fields(q.text + " the")[0]
 	}
@@ -574,12 +553,12 @@ func TestExactGeneratedPairs(t *testing.T) {
 			}
 			withPairs, without := 0, 0
 			for _, ph := range phrases {
-				q := `"` + clean(ph) + `"`
+				q := `"` + PlainWords(ph) + `"`
 				if _, err := s.Parse(q); err != nil {
 					continue
 				}
 				withPairs += len(signatureCandidates(t, s, q))
-				without += len(signatureCandidates(t, s, clean(ph)))
+				without += len(signatureCandidates(t, s, PlainWords(ph)))
 			}
 			t.Logf("%d word pair postings; %d phrase candidates, %d for the same words unquoted", pairs, withPairs, without)
 			if withPairs >= without {

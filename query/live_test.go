@@ -98,7 +98,8 @@ func TestExactAfterUpdates(t *testing.T) {
 	if _, err := w.Commit(); err != nil {
 		t.Fatal(err)
 	}
-	a, b := mustSearcher(t, dir), mustSearcher(t, fresh)
+	_, a := openSearcher(t, dir)
+	_, b := openSearcher(t, fresh)
 	g := &queryGen{r: rand.New(rand.NewPCG(14, 7)), docs: live, bd: analyzeAll(live)}
 	for i := 0; i < 100; i++ {
 		q := g.query().render()
@@ -119,20 +120,6 @@ func TestExactAfterUpdates(t *testing.T) {
 			}
 		}
 	}
-}
-
-func mustSearcher(t *testing.T, dir string) *Searcher {
-	t.Helper()
-	ix, err := index.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ix.Close() })
-	s, err := NewSearcher(ix)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
 }
 
 // TestSearchDamagedIndex: with a byte flipped or a file truncated anywhere

@@ -931,3 +931,26 @@ func isBare(s string) bool {
 	}
 	return s[0] != '-' && s[0] != '"' && s[len(s)-1] != '*' && wordEnd(s, 0) == len(s)
 }
+
+// PlainWords rewrites text so that Parse reads it as its words only, as a
+// user quoting a document would: the operator characters (quotes,
+// parentheses, stars) become spaces, leading dashes go, and the operator
+// keywords OR, AND and NOT are lowercased (stop words, then).
+func PlainWords(text string) string {
+	text = strings.Map(func(r rune) rune {
+		if strings.ContainsRune(`"()*`, r) {
+			return ' '
+		}
+		return r
+	}, text)
+	f := strings.Fields(text)
+	for i, w := range f {
+		w = strings.TrimLeft(w, "-")
+		switch w {
+		case "OR", "AND", "NOT":
+			w = strings.ToLower(w)
+		}
+		f[i] = w
+	}
+	return strings.Join(f, " ")
+}
