@@ -35,12 +35,16 @@ func (s *Searcher) Cost(q string) (Cost, error) {
 		return Cost{}, err
 	}
 	defer s.states.Put(st)
-	c := &st.c
+	return s.costOf(&st.c), nil
+}
+
+// costOf estimates the work of a compiled query.
+func (s *Searcher) costOf(c *compiled) Cost {
 	n := int64(s.ix.NumDocs())
 	e := costEstimator{c: c, n: n}
 	cand := e.node(c.root, n, true)
 	blocks := (n + 511) / 512
-	return Cost{Candidates: cand, Positions: e.positions, RowBlocks: e.words * blocks}, nil
+	return Cost{Candidates: cand, Positions: e.positions, RowBlocks: e.words * blocks}
 }
 
 type costEstimator struct {

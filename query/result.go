@@ -9,7 +9,13 @@ type Request struct {
 	Offset    int  // hits to skip, for pagination
 	CountOnly bool // only count the exact matches: no ranking, no hits
 	Snippets  bool // fill Hit.Snippet and Hit.Highlights
-	Workers   int  // goroutines matching segments for this request (0: the Searcher's)
+
+	// Admit, when set, is called once the query is parsed and its cost
+	// estimated (see Cost), before any matching: it may wait, refuse (its
+	// error is Search's), or return how many goroutines the search may
+	// use (0: the Searcher's) and a release called when the search ends.
+	// A server admits queries by cost with it, compiling each only once.
+	Admit func(Cost) (workers int, release func(), err error)
 }
 
 // DefaultLimit is the page size when a Request leaves Limit at zero.

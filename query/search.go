@@ -375,8 +375,17 @@ func (s *Searcher) Search(ctx context.Context, req Request) (*Result, error) {
 		return nil, err
 	}
 	defer s.states.Put(st)
-	if req.Workers > 0 {
-		st.workers = req.Workers
+	if req.Admit != nil {
+		parsed := time.Since(start)
+		workers, release, err := req.Admit(s.costOf(&st.c))
+		if err != nil {
+			return nil, err
+		}
+		defer release()
+		if workers > 0 {
+			st.workers = workers
+		}
+		start = time.Now().Add(-parsed) // the wait for admission is not the search's time
 	}
 	q := &st.c
 	res := &Result{Query: req.Query, Hits: []Hit{}}

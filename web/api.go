@@ -133,18 +133,14 @@ func (s *Server) readyz(c *echo.Context) error {
 		"documents": sn.ix.NumDocs(), "segments": len(sn.ix.Segments())})
 }
 
-// search checks q against the limits, admits it (admit) and runs it with
-// the search timeout.
+// search checks q against the limits and runs it with the search timeout,
+// admitted by its cost (admit) once Search has compiled it.
 func (s *Server) search(ctx context.Context, sn *snapshot, req query.Request) (*query.Result, error) {
 	if err := s.checkQuery(sn, req.Query); err != nil {
 		return nil, err
 	}
-	release, workers, err := s.admit(ctx, sn, req.Query)
-	if err != nil {
-		return nil, err
-	}
-	defer release()
-	req.Workers = workers
+	queued := ctx // the wait for a slot has its own timeout, not the search's
+	req.Admit = func(c query.Cost) (int, func(), error) { return s.admit(queued, c) }
 	ctx, cancel := context.WithTimeout(ctx, s.limits.SearchTimeout)
 	defer cancel()
 	res, err := sn.s.Search(ctx, req)
@@ -159,7 +155,11 @@ func (s *Server) explain(ctx context.Context, sn *snapshot, q string) (*query.Ex
 	if err := s.checkQuery(sn, q); err != nil {
 		return nil, err
 	}
-	release, _, err := s.admit(ctx, sn, q)
+	cost, err := sn.s.Cost(q)
+	if err != nil {
+		return nil, err
+	}
+	_, release, err := s.admit(ctx, cost)
 	if err != nil {
 		return nil, err
 	}
@@ -169,22 +169,18 @@ func (s *Server) explain(ctx context.Context, sn *snapshot, q string) (*query.Ex
 	return sn.s.Explain(ctx, q)
 }
 
-// admit takes the slots a search of q needs before it runs, by its
-// estimated cost (query.Cost): a heavy one (HeavyUnits or more) waits for
-// a slot of the heavy lane first, then for a search slot, and runs on one
-// goroutine (workers 1); any other takes a search slot (workers 0: the
-// searcher's). So heavy searches hold at most MaxHeavy search slots and one
-// core each, and a flood of them is refused from their own queue while
-// cheap searches keep their slots. release gives the slots back.
-func (s *Server) admit(ctx context.Context, sn *snapshot, q string) (release func(), workers int, err error) {
-	cost, err := sn.s.Cost(q)
-	if err != nil {
-		return nil, 0, err
-	}
-	heavy := cost.Units() >= s.limits.HeavyUnits
+// admit takes the slots a search of estimated cost c (query.Cost) needs
+// before it runs: a heavy one (HeavyUnits or more) waits for a slot of the
+// heavy lane first, then for a search slot, and runs on one goroutine
+// (workers 1); any other takes a search slot (workers 0: the searcher's).
+// So heavy searches hold at most MaxHeavy search slots and one core each,
+// and a flood of them is refused from their own queue while cheap searches
+// keep their slots. release gives the slots back.
+func (s *Server) admit(ctx context.Context, c query.Cost) (workers int, release func(), err error) {
+	heavy := c.Units() >= s.limits.HeavyUnits
 	if heavy {
 		if err := s.heavy.acquire(ctx); err != nil {
-			return nil, 0, err
+			return 0, nil, err
 		}
 		s.metrics.heavy.Inc()
 		workers = 1
@@ -193,14 +189,14 @@ func (s *Server) admit(ctx context.Context, sn *snapshot, q string) (release fun
 		if heavy {
 			s.heavy.release()
 		}
-		return nil, 0, err
+		return 0, nil, err
 	}
-	return func() {
+	return workers, func() {
 		s.limiter.release()
 		if heavy {
 			s.heavy.release()
 		}
-	}, workers, nil
+	}, nil
 }
 
 // document returns a stored document by key; only indexed documents are
