@@ -175,19 +175,24 @@ func (c *fwdCursor) skip(j int) (base, fwd, pos uint64) {
 	return getWidth(r, c.wt), getWidth(r[c.wt:], c.wf), getWidth(r[c.wt+c.wf:], c.wp)
 }
 
+// skipBase reads only the termID of skip record j, as a search needs.
+func (c *fwdCursor) skipBase(j int) uint64 {
+	return getWidth(c.skips[j*(c.wt+c.wf+c.wp):], c.wt)
+}
+
 // skipTo jumps to the last skip whose termID lies below w, when it leads
 // past the terms read: a binary search among the skips not yet passed.
 func (c *fwdCursor) skipTo(w uint64) {
 	if c.sk == c.nskip {
 		return
 	}
-	if getWidth(c.skips[c.sk*(c.wt+c.wf+c.wp):], c.wt) >= w {
+	if c.skipBase(c.sk) >= w {
 		return // the next skip does not pass w: most calls
 	}
 	lo, hi := c.sk+1, c.nskip
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
-		if getWidth(c.skips[m*(c.wt+c.wf+c.wp):], c.wt) < w {
+		if c.skipBase(m) < w {
 			lo = m + 1
 		} else {
 			hi = m

@@ -114,6 +114,23 @@ func recoverFrom(dir, lexName string, dels []string, next uint64) (*RecoverRepor
 	if err := lx.attach(segs); err != nil {
 		return nil, err
 	}
+	// The newest sound tombstone of each segment (dels are newest first).
+	type namedTombstone struct {
+		*tombstone
+		name string
+	}
+	newest := map[uint64]namedTombstone{}
+	for _, d := range dels {
+		b, err := os.ReadFile(filepath.Join(dir, d))
+		if err != nil {
+			continue
+		}
+		if t, err := decodeTombstone(d, b); err == nil {
+			if _, seen := newest[t.segSeq]; !seen {
+				newest[t.segSeq] = namedTombstone{t, d}
+			}
+		}
+	}
 	m := &Manifest{Format: formatVersion, NextFile: next, Lexicon: lexName, LexiconBytes: lx.Bytes()}
 	rep := &RecoverReport{Lexicon: lexName, Segments: len(segs)}
 	for i, s := range segs {
@@ -123,22 +140,12 @@ func recoverFrom(dir, lexName string, dels []string, next uint64) (*RecoverRepor
 			return nil, fmt.Errorf("segments %s and %s were made by different analyzers (%q, %q)", segs[0].name, s.name, m.Analyzer, s.Analyzer())
 		}
 		seq, _ := fileSeq(filepath.Base(s.name))
-		// The newest sound tombstone of the segment.
-		for _, d := range dels {
-			b, err := os.ReadFile(filepath.Join(dir, d))
-			if err != nil {
-				continue
-			}
-			t, err := decodeTombstone(d, b)
-			if err != nil || t.segSeq != seq || t.docs != s.NumDocs() {
-				continue
-			}
-			s.tombName = d
-			if err := s.applyTombstone(t, seq); err != nil {
+		if t, ok := newest[seq]; ok && t.docs == s.NumDocs() {
+			s.tombName = t.name
+			if err := s.applyTombstone(t.tombstone, seq); err != nil {
 				return nil, err
 			}
 			m.Generation = max(m.Generation, t.gen)
-			break
 		}
 	}
 	// A key live in two segments stays live in the newest (segments are
