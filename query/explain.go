@@ -96,10 +96,7 @@ func (s *Searcher) Explain(ctx context.Context, q string) (*Explanation, error) 
 	if err != nil {
 		return nil, err
 	}
-	cost, err := s.Cost(q)
-	if err != nil {
-		return nil, err
-	}
+	cost := s.costOf(c)
 	res, err := s.Search(ctx, Request{Query: q, CountOnly: true})
 	if err != nil {
 		return nil, err
