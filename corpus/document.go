@@ -11,4 +11,5 @@ type Document struct {
 	Text    []byte    // the analyzed and stored text
 	Size    int64     // size of the source in bytes (file size, or len(Text) for JSONL)
 	ModTime time.Time // file modification time (zero for JSONL)
+	Source  string    // the source it came from, set by the caller that names sources ("" here)
 }

@@ -14,13 +14,17 @@ import (
 )
 
 // Document is one document handed to a Writer. Text is what is analyzed and
-// stored; Key must be unique within an index.
+// stored; Key must be unique within an index. Source names where it came
+// from (a directory root, a JSONL file; "" for a document added on its
+// own): the index keeps its SourceTag, so that an update of one source
+// deletes only that source's vanished documents (Writer.DeleteUnseen).
 type Document struct {
 	Key     string
 	Title   string
 	Text    []byte
 	Size    int64
 	ModTime time.Time
+	Source  string
 }
 
 // termFreq is one distinct term of a document with its frequency.
@@ -35,6 +39,7 @@ type analyzedDoc struct {
 	terms  []termFreq // distinct terms, sorted by term
 	tokens int        // number of indexed tokens (the BM25 document length)
 	hash   uint64     // xxhash64 of the text
+	source uint32     // SourceTag(doc.Source)
 	pos    []byte     // positions entry, its locals indexing terms (positions.go)
 
 	dropped bool  // deleted or replaced before its segment was sealed
@@ -152,7 +157,7 @@ func decodeHeader(b []byte) segmentHeader {
 //	48 block     uint32  doc store block holding the text
 //	52 blockOff  uint32  offset of the text in the block's raw bytes
 //	56 textLen   uint32  text length in bytes
-//	60 zero      uint32
+//	60 source    uint32  SourceTag of the document's source (0: none)
 const docRecordSize = 64
 
 // blockEntrySize is the size of one store block-table entry: offset uint64 in
@@ -404,7 +409,7 @@ func buildSegment(w io.Writer, docs []*analyzedDoc, p Params, class int, analyze
 		recs = binary.LittleEndian.AppendUint32(recs, uint32(nblocks))
 		recs = binary.LittleEndian.AppendUint32(recs, uint32(len(raw)))
 		recs = binary.LittleEndian.AppendUint32(recs, uint32(len(d.doc.Text)))
-		recs = binary.LittleEndian.AppendUint32(recs, 0)
+		recs = binary.LittleEndian.AppendUint32(recs, d.source)
 		strs = append(strs, d.doc.Key...)
 		strs = append(strs, d.doc.Title...)
 		// A text longer than a block starts one (the flush above) and

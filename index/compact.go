@@ -429,7 +429,7 @@ func (src *mergeSource) doc(d int) (*analyzedDoc, error) {
 	}
 	return &analyzedDoc{
 		doc:   Document{Key: info.Key, Title: info.Title, Text: slices.Clone(text), Size: info.Size, ModTime: info.ModTime},
-		terms: terms, tokens: info.Tokens, hash: info.Hash,
+		terms: terms, tokens: info.Tokens, hash: info.Hash, source: info.Source,
 		pos: appendTokens(nil, src.locals, src.positions, src.marks),
 	}, nil
 }

@@ -88,7 +88,7 @@
 // run over a source did not see. Calls apply in call order.
 //
 // Segments are never modified. A deleted (or replaced) document is marked
-// in a tombstone file of its segment, NNNNNNNN.v6.del: a checksummed bitmap
+// in a tombstone file of its segment, NNNNNNNN.v7.del: a checksummed bitmap
 // of the segment's deleted documents, named by the segment's MANIFEST entry
 // with their count. Deleting more documents of a segment writes a new
 // tombstone file. A reader copies the segment's live row and clears the

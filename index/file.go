@@ -25,7 +25,7 @@ import (
 
 // FormatVersion is the version of the index files this bitsieve reads and
 // writes (docs/format.md). It is part of every file name.
-const FormatVersion = 6
+const FormatVersion = 7
 
 const (
 	headerSize    = 64

@@ -56,7 +56,7 @@ func openPair(t testing.TB, segData [][]byte, lex []byte) (*Segment, *Lexicon) {
 	t.Helper()
 	segs := make([]*Segment, len(segData))
 	for i, b := range segData {
-		s, err := newSegment(fmt.Sprintf("%08d.v6.seg", i+1), b, verifyNone)
+		s, err := newSegment(fmt.Sprintf("%08d.v7.seg", i+1), b, verifyNone)
 		if err != nil {
 			t.Fatal(err)
 		}

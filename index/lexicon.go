@@ -20,7 +20,7 @@ import (
 // (merging the old one with the dictionaries of the new segments), and one
 // that only deletes documents keeps the old.
 //
-// File NNNNNNNN.v6.lex, kind "LEX\0", laid out like a segment file (header,
+// File NNNNNNNN.v7.lex, kind "LEX\0", laid out like a segment file (header,
 // sections, section table, tail):
 //
 //	section 1, params (64 bytes): words W uint32, blocks NB uint32,

@@ -485,6 +485,7 @@ type DocInfo struct {
 	Tokens   int       // indexed tokens, the BM25 length
 	Distinct int       // distinct terms
 	TextLen  int
+	Source   uint32 // SourceTag of the document's source (0: none)
 }
 
 // Doc returns the document table entry of doc.
@@ -501,6 +502,7 @@ func (s *Segment) Doc(doc int) DocInfo {
 		Tokens:   int(binary.LittleEndian.Uint32(r[40:])),
 		Distinct: int(binary.LittleEndian.Uint32(r[44:])),
 		TextLen:  int(binary.LittleEndian.Uint32(r[56:])),
+		Source:   binary.LittleEndian.Uint32(r[60:]),
 	}
 	if ns := int64(binary.LittleEndian.Uint64(r[8:])); ns != 0 {
 		d.ModTime = time.Unix(0, ns)
@@ -511,6 +513,11 @@ func (s *Segment) Doc(doc int) DocInfo {
 // DocTokens is the BM25 length of doc, without decoding its key.
 func (s *Segment) DocTokens(doc int) int {
 	return int(binary.LittleEndian.Uint32(s.docRecs[doc*docRecordSize+40:]))
+}
+
+// DocSource is the SourceTag of doc's source, 0 for none.
+func (s *Segment) DocSource(doc int) uint32 {
+	return binary.LittleEndian.Uint32(s.docRecs[doc*docRecordSize+60:])
 }
 
 // DocKey is the key of doc.

@@ -182,7 +182,7 @@ func TestIncrementalUpdate(t *testing.T) {
 				w.AddIfChanged(d)
 			}
 		}
-		n, err := w.DeleteUnseen(func(k string) bool { return !strings.HasSuffix(k, "2") })
+		n, err := w.DeleteUnseen(func(k string, _ uint32) bool { return !strings.HasSuffix(k, "2") })
 		if err != nil || n == 0 {
 			t.Fatalf("DeleteUnseen: %d, %v", n, err)
 		}
@@ -473,4 +473,68 @@ func TestMemoryBudget(t *testing.T) {
 		t.Fatalf("%d documents with a small budget, %d without", len(b), len(a))
 	}
 	checkSound(t, small)
+}
+
+// TestSourceTags checks that a document's source tag is written, survives
+// compaction, scopes DeleteUnseen, and that a change of source alone
+// replaces a document.
+func TestSourceTags(t *testing.T) {
+	dir := t.TempDir()
+	sources := func() map[string]uint32 {
+		ix, err := Open(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ix.Close()
+		out := map[string]uint32{}
+		for _, s := range ix.Segments() {
+			for d := 0; d < s.NumDocs(); d++ {
+				if s.IsLive(d) {
+					out[s.DocKey(d)] = s.DocSource(d)
+					if s.Doc(d).Source != s.DocSource(d) {
+						t.Fatalf("Doc(%d).Source %d, DocSource %d", d, s.Doc(d).Source, s.DocSource(d))
+					}
+				}
+			}
+		}
+		return out
+	}
+	a, b := SourceTag("a"), SourceTag("b")
+	if SourceTag("") != 0 || a == 0 || a == b {
+		t.Fatalf("tags: %d %d %d", SourceTag(""), a, b)
+	}
+	for c := 0; c < 3; c++ {
+		update(t, dir, WriterOptions{Compact: CompactPolicy{Disabled: true}}, func(w *Writer) {
+			w.Add(Document{Key: fmt.Sprintf("a%d", c), Text: []byte("words"), Source: "a"})
+			w.Add(Document{Key: fmt.Sprintf("b%d", c), Text: []byte("words"), Source: "b"})
+			w.Add(Document{Key: fmt.Sprintf("n%d", c), Text: []byte("words")})
+		})
+	}
+	if _, err := Compact(dir, CompactOptions{All: true}); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]uint32{"a0": a, "a1": a, "a2": a, "b0": b, "b1": b, "b2": b, "n0": 0, "n1": 0, "n2": 0}
+	if got := sources(); !maps.Equal(got, want) {
+		t.Fatalf("after compaction: %v, want %v", got, want)
+	}
+	st := update(t, dir, WriterOptions{}, func(w *Writer) {
+		if added, err := w.AddIfChanged(Document{Key: "a0", Text: []byte("words"), Source: "a"}); added || err != nil {
+			t.Fatalf("the same document: added %v, %v", added, err)
+		}
+		if added, err := w.AddIfChanged(Document{Key: "a1", Text: []byte("words"), Source: "b"}); !added || err != nil {
+			t.Fatalf("a new source: added %v, %v", added, err)
+		}
+		n, err := w.DeleteUnseen(func(_ string, src uint32) bool { return src == a })
+		if n != 1 || err != nil {
+			t.Fatalf("DeleteUnseen of source a: %d, %v", n, err)
+		}
+	})
+	if st.Replaced != 1 || st.Deleted != 1 {
+		t.Fatalf("stats: %+v", st)
+	}
+	delete(want, "a2")
+	want["a1"] = b
+	if got := sources(); !maps.Equal(got, want) {
+		t.Fatalf("after the update: %v, want %v", got, want)
+	}
 }

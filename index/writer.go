@@ -384,7 +384,7 @@ func (w *Writer) addLocked(d Document) error {
 }
 
 // AddIfChanged adds d unless the index already holds a live document with
-// the same key, size, modification time, title and text (by xxhash64); such
+// the same key, size, modification time, title, source and text (by xxhash64); such
 // a document is left as it is, neither analyzed nor rewritten, and counted
 // as unchanged. It reports whether d was added.
 func (w *Writer) AddIfChanged(d Document) (bool, error) {
@@ -401,7 +401,7 @@ func (w *Writer) AddIfChanged(d Document) (bool, error) {
 			if !info.ModTime.IsZero() {
 				had = info.ModTime.UnixNano()
 			}
-			if info.Size == d.Size && had == mtime && info.Title == d.Title &&
+			if info.Size == d.Size && had == mtime && info.Title == d.Title && info.Source == SourceTag(d.Source) &&
 				info.TextLen == len(d.Text) && info.Hash == xxhash.Sum64(d.Text) {
 				if !w.kept[d.Key] {
 					w.kept[d.Key] = true
@@ -465,10 +465,12 @@ func (w *Writer) Contains(key string) bool {
 
 // DeleteUnseen deletes every live document of the index that this writer
 // has neither added, deleted nor found unchanged (AddIfChanged), and for
-// which inScope returns true (nil: every key). It is how a run over a
-// directory removes the documents of files that are gone; inScope protects
-// documents the run did not look at. It returns the number of deletions.
-func (w *Writer) DeleteUnseen(inScope func(key string) bool) (int, error) {
+// which inScope returns true, given its key and the SourceTag of its source
+// (nil: every document). It is how a run over a directory removes the
+// documents of files that are gone; inScope protects documents the run did
+// not look at, such as those of other sources. It returns the number of
+// deletions.
+func (w *Writer) DeleteUnseen(inScope func(key string, source uint32) bool) (int, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.closed {
@@ -487,7 +489,7 @@ func (w *Writer) DeleteUnseen(inScope func(key string) bool) (int, error) {
 			if _, touched := w.session[key]; touched || w.kept[key] {
 				continue
 			}
-			if inScope != nil && !inScope(key) {
+			if inScope != nil && !inScope(key, s.DocSource(d)) {
 				continue
 			}
 			if err := w.deleteLocked(key); err != nil {
@@ -552,7 +554,7 @@ func (w *Writer) analyze() {
 			}
 		}
 		j.res = &analyzedDoc{doc: j.doc, terms: tf, tokens: len(toks), hash: xxhash.Sum64(j.doc.Text),
-			pos: appendTokens(nil, locals, positions, marks)}
+			source: SourceTag(j.doc.Source), pos: appendTokens(nil, locals, positions, marks)}
 		j.res.mem = j.res.footprint()
 		w.docs.Add(1)
 		w.bytes.Add(int64(len(j.doc.Text)))

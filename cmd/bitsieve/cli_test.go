@@ -47,7 +47,7 @@ var notes = map[string]string{
 
 func indexNotes(t *testing.T) string {
 	t.Helper()
-	src, ix := t.TempDir(), filepath.Join(t.TempDir(), "ix")
+	src, ix := filepath.Join(t.TempDir(), "notes"), filepath.Join(t.TempDir(), "ix")
 	writeFiles(t, src, notes)
 	code, out, errs := runCLI(t, "index", "--index", ix, src)
 	if code != exitOK {
@@ -86,7 +86,7 @@ func TestIndexAndSearch(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &res); err != nil || code != exitOK {
 		t.Fatalf("json: exit %d, %v: %s", code, err, out)
 	}
-	if res.Total != 1 || res.Hits[0].Key != "sig/bitfun.md" || res.TookUS == nil || !strings.Contains(res.Hits[0].Snippet, "bit-sliced") {
+	if res.Total != 1 || res.Hits[0].Key != "notes/sig/bitfun.md" || res.TookUS == nil || !strings.Contains(res.Hits[0].Snippet, "bit-sliced") {
 		t.Fatalf("json result: %+v", res)
 	}
 	code, _, _ = runCLI(t, "search", "--index", ix, "zebra")

@@ -39,13 +39,26 @@ type docSet map[string]uint64
 func sourceDocs(t *testing.T, dir string) docSet {
 	t.Helper()
 	set := docSet{}
-	if _, err := corpus.Walk(dir, corpus.WalkOptions{}, func(d corpus.Document) error {
+	for _, d := range cliDocs(t, dir) {
 		set[d.Key] = xxhash.Sum64(d.Text)
+	}
+	return set
+}
+
+// cliDocs returns the documents the CLI makes of a directory: keyed by the
+// directory's name and their path in it, with the directory as source.
+func cliDocs(t *testing.T, dir string) []corpus.Document {
+	t.Helper()
+	var docs []corpus.Document
+	src := sourceOf(dir)
+	if _, err := corpus.Walk(dir, corpus.WalkOptions{}, func(d corpus.Document) error {
+		d.Key, d.Source = src.prefix+d.Key, src.name
+		docs = append(docs, d)
 		return nil
 	}); err != nil {
 		t.Fatal(err)
 	}
-	return set
+	return docs
 }
 
 // crashTree writes n files; each holds "common", a word of its own
@@ -132,7 +145,9 @@ func TestCrashSafety(t *testing.T) {
 	// Two versions of a tree: B is A with 25 files changed, 25 deleted and
 	// 25 added; the others are the same files (same mtime).
 	const n = 220
-	srcA, srcB := filepath.Join(work, "a"), filepath.Join(work, "b")
+	// The two trees have one name, as one directory before and after.
+	srcA, srcB := filepath.Join(work, "a", "tree"), filepath.Join(work, "b", "tree")
+	os.MkdirAll(filepath.Dir(srcB), 0o755)
 	crashTree(t, srcA, n, rand.New(rand.NewPCG(1, 1)), func(i int) bool { return i >= n-25 }, func(int) string { return "" })
 	if err := exec.Command("cp", "-a", srcA, srcB).Run(); err != nil {
 		t.Fatal(err)
@@ -147,11 +162,7 @@ func TestCrashSafety(t *testing.T) {
 	// along the way: its segments carry tombstones, and compaction has
 	// small segments to merge.
 	ixA := filepath.Join(work, "ix-a")
-	var all []corpus.Document
-	corpus.Walk(srcA, corpus.WalkOptions{}, func(d corpus.Document) error {
-		all = append(all, d)
-		return nil
-	})
+	all := cliDocs(t, srcA)
 	for c := 0; c < 7; c++ {
 		w, err := index.OpenWriter(ixA, index.WriterOptions{Compact: index.CompactPolicy{Disabled: true}})
 		if err != nil {

@@ -72,13 +72,7 @@ func TestGoSourceTree(t *testing.T) {
 	}
 
 	// Brute force: every file the walk reads, analyzed independently.
-	var docs []corpus.Document
-	if _, err := corpus.Walk(src, corpus.WalkOptions{}, func(d corpus.Document) error {
-		docs = append(docs, d)
-		return nil
-	}); err != nil {
-		t.Fatal(err)
-	}
+	docs := cliDocs(t, src)
 	ix, err := index.Open(dir)
 	if err != nil {
 		t.Fatal(err)

@@ -20,7 +20,7 @@ import (
 // document unchanged), and searches it.
 func TestHostileTree(t *testing.T) {
 	isolate(t)
-	src, ix := t.TempDir(), filepath.Join(t.TempDir(), "ix")
+	src, ix := filepath.Join(t.TempDir(), "tree"), filepath.Join(t.TempDir(), "ix")
 	writeFiles(t, src, map[string]string{
 		"empty.txt":               "",
 		"nul.txt":                 "text with a\x00NUL byte",
@@ -75,7 +75,7 @@ func TestHostileTree(t *testing.T) {
 
 	// Search finds them, prints them quoted in text and exactly in JSON.
 	out = mustRun(t, "search", "--index", ix, "name words")
-	for _, want := range []string{`"name\nwith newline.txt"`, `"bad\xffname.txt"`, `"esc\x1b[31mred.txt"`} {
+	for _, want := range []string{`"tree/name\nwith newline.txt"`, `"tree/bad\xffname.txt"`, `"tree/esc\x1b[31mred.txt"`} {
 		if !strings.Contains(out, want) {
 			t.Errorf("search output lacks %s:\n%s", want, out)
 		}
@@ -85,7 +85,7 @@ func TestHostileTree(t *testing.T) {
 	}
 	out = mustRun(t, "search", "--index", ix, "--json", "newline")
 	var res struct{ Hits []struct{ Key string } }
-	if err := json.Unmarshal([]byte(out), &res); err != nil || len(res.Hits) != 1 || res.Hits[0].Key != "name\nwith newline.txt" {
+	if err := json.Unmarshal([]byte(out), &res); err != nil || len(res.Hits) != 1 || res.Hits[0].Key != "tree/name\nwith newline.txt" {
 		t.Errorf("json: %v %+v", err, res)
 	}
 	if code, out, _ := runCLI(t, "search", "--index", ix, "--count", "latin"); code != exitOK || strings.TrimSpace(out) != "1" {

@@ -40,6 +40,7 @@ func runIndex(args []string, stdout, stderr io.Writer) int {
 	fs.Var(&exclude, "exclude", "skip files and directories matching this glob (repeatable)")
 	maxSize := fs.Int64("max-file-size", corpus.DefaultMaxFileSize, "skip files larger than this many bytes")
 	hidden := fs.Bool("hidden", false, "also index hidden files and directories (.git and other VCS directories are always skipped)")
+	prune := fs.Bool("prune", false, "also delete documents of other sources (other directories, JSONL files, the write API) that this run did not see: the index then holds exactly the PATHs given")
 	rebuild := fs.Bool("rebuild", false, "build the index afresh instead of updating it (the old index serves until the new one is complete)")
 	watch := fs.Bool("watch", false, "after indexing, keep following the directory (one PATH) until interrupted")
 	verbose := fs.Bool("verbose", false, "list every skipped file with its reason")
@@ -91,6 +92,7 @@ func runIndex(args []string, stdout, stderr io.Writer) int {
 		paths:   paths,
 		walk:    corpus.WalkOptions{MaxFileSize: *maxSize, IncludeHidden: *hidden, Include: include, Exclude: exclude},
 		rebuild: *rebuild,
+		prune:   *prune,
 		stderr:  stderr,
 	}
 	if *memory < 16 {
@@ -167,6 +169,7 @@ type indexJob struct {
 	walk    corpus.WalkOptions
 	writer  index.WriterOptions
 	rebuild bool
+	prune   bool      // delete every document the run did not see, whatever its source
 	stderr  io.Writer // for the progress bar, when it is a terminal
 }
 
@@ -190,15 +193,19 @@ func (j *indexJob) run(only []string) (index.WriteStats, corpus.Stats, error) {
 	walk := j.walk
 	walk.Only = only
 	seen := map[string]bool{}
-	var unread []string // keys (or key prefixes) that could not be read: kept as they are
+	var unread []string          // keys (or key prefixes) that could not be read: kept as they are
+	var onlyKeys []string        // the keys of the only paths
+	sources := map[uint32]bool{} // the SourceTags of this run's sources
 	for _, p := range j.paths {
-		prefix := ""
-		if len(j.paths) > 1 {
-			prefix = filepath.Base(filepath.Clean(p)) + "/"
+		src := sourceOf(p)
+		sources[index.SourceTag(src.name)] = true
+		for _, o := range only {
+			onlyKeys = append(onlyKeys, src.prefix+o)
 		}
 		var dups []corpus.Skip
 		st, err := corpus.Read(p, walk, func(d corpus.Document) error {
-			d.Key = prefix + d.Key
+			d.Key = src.prefix + d.Key
+			d.Source = src.name
 			if seen[d.Key] {
 				dups = append(dups, corpus.Skip{Path: d.Key, Reason: corpus.SkipDuplicateID, Detail: "key already indexed"})
 				return nil
@@ -209,7 +216,7 @@ func (j *indexJob) run(only []string) (index.WriteStats, corpus.Stats, error) {
 		})
 		for _, s := range st.Skipped {
 			if s.Reason == corpus.SkipUnreadable {
-				unread = append(unread, prefix+s.Path)
+				unread = append(unread, src.prefix+s.Path)
 			}
 		}
 		merge(&total, st)
@@ -221,8 +228,8 @@ func (j *indexJob) run(only []string) (index.WriteStats, corpus.Stats, error) {
 		}
 	}
 	if !j.rebuild {
-		_, err := w.DeleteUnseen(func(key string) bool {
-			return (only == nil || under(key, only)) && !under(key, unread)
+		_, err := w.DeleteUnseen(func(key string, source uint32) bool {
+			return (j.prune || sources[source]) && (only == nil || under(key, onlyKeys)) && !under(key, unread)
 		})
 		if err != nil {
 			w.Abort()
@@ -234,6 +241,30 @@ func (j *indexJob) run(only []string) (index.WriteStats, corpus.Stats, error) {
 		return ws, total, fmt.Errorf("indexing failed, the index is unchanged: %w", err)
 	}
 	return ws, total, nil
+}
+
+// source is where a run's documents come from: one path given to index.
+type source struct {
+	name   string // Document.Source: the base name of the directory or file
+	prefix string // what the documents' keys start with
+}
+
+// sourceOf names the source at path. A directory's documents are keyed by
+// the directory's base name, a slash and their path inside it, so that
+// several directories share an index without sharing keys; a file's
+// document by its name, and a JSONL file's by their ids.
+func sourceOf(path string) source {
+	name := filepath.Base(filepath.Clean(path))
+	if abs, err := filepath.Abs(path); err == nil {
+		name = filepath.Base(abs)
+	}
+	if name == string(filepath.Separator) || name == "." || name == "" {
+		name = "root"
+	}
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return source{name: name, prefix: name + "/"}
+	}
+	return source{name: name}
 }
 
 // within reports whether path lies inside the directory root, and where.

@@ -15,7 +15,8 @@
 //
 // Run again on an existing index, index updates it: new files are added,
 // changed ones (size, modification time or content) replaced, vanished ones
-// deleted, and the rest left untouched; --rebuild builds it afresh, and
+// deleted, and the rest left untouched, within the sources it is given
+// (--prune: in the whole index); --rebuild builds it afresh, and
 // --watch keeps it following a directory (as serve --watch does).
 //
 // Without --index, commands use $BITSIEVE_INDEX, else the user's default index

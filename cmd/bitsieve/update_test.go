@@ -45,9 +45,19 @@ func mustRun(t *testing.T, args ...string) string {
 	return out
 }
 
+// keyed returns the texts of files by the keys that a directory named root
+// gives them.
+func keyed(root string, files map[string]string) map[string]string {
+	out := make(map[string]string, len(files))
+	for k, v := range files {
+		out[root+"/"+k] = v
+	}
+	return out
+}
+
 func TestIndexIncremental(t *testing.T) {
 	isolate(t)
-	src, ix := t.TempDir(), filepath.Join(t.TempDir(), "ix")
+	src, ix := filepath.Join(t.TempDir(), "src"), filepath.Join(t.TempDir(), "ix")
 	files := map[string]string{
 		"keep.txt":     "unchanged words",
 		"change.txt":   "old words",
@@ -88,10 +98,10 @@ func TestIndexIncremental(t *testing.T) {
 	if !strings.Contains(out, "added 1, replaced 3, deleted 2, unchanged 1") {
 		t.Fatalf("update:\n%s", out)
 	}
-	want := map[string]string{
+	want := keyed("src", map[string]string{
 		"keep.txt": "unchanged words", "change.txt": "new words, longer", "touch.txt": "same words, new time",
 		"dir/deep.txt": "deep words", "new.txt": "fresh words",
-	}
+	})
 	if got := indexedTexts(t, ix); !maps.Equal(got, want) {
 		t.Fatalf("index holds %v", got)
 	}
@@ -162,7 +172,7 @@ func TestIndexInsideSource(t *testing.T) {
 // change reaches the index within a few debounce periods.
 func TestWatch(t *testing.T) {
 	isolate(t)
-	src, ix := t.TempDir(), filepath.Join(t.TempDir(), "ix")
+	src, ix := filepath.Join(t.TempDir(), "src"), filepath.Join(t.TempDir(), "ix")
 	writeFiles(t, src, map[string]string{"a.txt": "alpha", "sub/b.txt": "beta", "sub/c.txt": "gamma"})
 	var out, log strings.Builder
 	f := &follower{job: &indexJob{dir: ix, paths: []string{src}}, out: &out, log: &log,
@@ -184,7 +194,7 @@ func TestWatch(t *testing.T) {
 		deadline := time.Now().Add(10 * time.Second)
 		for {
 			got := indexedTexts(t, ix)
-			if maps.Equal(got, want) {
+			if maps.Equal(got, keyed("src", want)) {
 				return
 			}
 			if time.Now().After(deadline) {
@@ -226,5 +236,68 @@ func TestWatch(t *testing.T) {
 	expect("directory removed, skipped files created", want)
 	if strings.Contains(log.String(), "trying again") {
 		t.Errorf("an update failed:\n%s", log.String())
+	}
+}
+
+// TestScopedUpdates indexes two directories and a JSONL file together, adds
+// a document through the writer as the write API does, then updates one
+// directory alone: only that directory's vanished files are deleted, until
+// --prune asks for the index to hold exactly the paths given.
+func TestScopedUpdates(t *testing.T) {
+	isolate(t)
+	base := t.TempDir()
+	notes, papers, ix := filepath.Join(base, "notes"), filepath.Join(base, "papers"), filepath.Join(base, "ix")
+	writeFiles(t, notes, map[string]string{"a.txt": "alpha notes", "old.txt": "stale notes"})
+	writeFiles(t, papers, map[string]string{"a.txt": "alpha papers", "b.txt": "beta papers"})
+	dump := filepath.Join(base, "dump.jsonl")
+	writeFiles(t, base, map[string]string{"dump.jsonl": `{"id":"j1","title":"J","body":"jsonl words"}` + "\n"})
+
+	out := mustRun(t, "index", "--index", ix, notes, papers, dump)
+	if !strings.Contains(out, "added 5, replaced 0, deleted 0") {
+		t.Fatalf("first run:\n%s", out)
+	}
+	w, err := index.OpenWriter(ix, index.WriterOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Add(index.Document{Key: "api-note", Text: []byte("posted words")})
+	w.Add(index.Document{Key: "notes/posted.txt", Text: []byte("posted under the notes name")})
+	if _, err := w.Commit(); err != nil {
+		t.Fatal(err)
+	}
+
+	os.Remove(filepath.Join(notes, "old.txt"))
+	writeFiles(t, notes, map[string]string{"a.txt": "alpha notes, changed"})
+	out = mustRun(t, "index", "--index", ix, notes)
+	if !strings.Contains(out, "added 0, replaced 1, deleted 1, unchanged 0") {
+		t.Fatalf("update of one directory:\n%s", out)
+	}
+	want := map[string]string{
+		"notes/a.txt": "alpha notes, changed", "papers/a.txt": "alpha papers", "papers/b.txt": "beta papers",
+		"j1": "J\njsonl words", "api-note": "posted words", "notes/posted.txt": "posted under the notes name",
+	}
+	if got := indexedTexts(t, ix); !maps.Equal(got, want) {
+		t.Fatalf("after updating notes/ the index holds %v", got)
+	}
+
+	// A JSONL file's run deletes its own vanished ids, not a directory's.
+	writeFiles(t, base, map[string]string{"dump.jsonl": `{"id":"j2","title":"K","body":"other words"}` + "\n"})
+	out = mustRun(t, "index", "--index", ix, dump)
+	if !strings.Contains(out, "added 1, replaced 0, deleted 1") {
+		t.Fatalf("update of the JSONL file:\n%s", out)
+	}
+	delete(want, "j1")
+	want["j2"] = "K\nother words"
+	if got := indexedTexts(t, ix); !maps.Equal(got, want) {
+		t.Fatalf("after updating dump.jsonl the index holds %v", got)
+	}
+
+	// --prune: exactly what the paths hold.
+	out = mustRun(t, "index", "--prune", "--index", ix, papers)
+	if !strings.Contains(out, "deleted 4, unchanged 2") {
+		t.Fatalf("--prune:\n%s", out)
+	}
+	if got := indexedTexts(t, ix); !maps.Equal(got, keyed("papers", map[string]string{"a.txt": "alpha papers", "b.txt": "beta papers"})) {
+		t.Fatalf("after --prune the index holds %v", got)
 	}
 }
