@@ -66,15 +66,15 @@ func (opt *CompactOptions) setDefaults() error {
 
 // CompactStats summarise a compaction.
 type CompactStats struct {
-	Merges      int   // merges committed (each one MANIFEST swap)
-	SegmentsIn  int   // segments merged away
-	SegmentsOut int   // segments written
-	Docs        int   // live documents rewritten
-	Dropped     int   // deleted documents removed for good
-	BytesIn     int64 // size of the segments merged away
-	BytesOut    int64 // size of the segments written
-	Generation  uint64
-	Elapsed     time.Duration
+	Merges      int           `json:"merges"`       // merges committed (each one MANIFEST swap)
+	SegmentsIn  int           `json:"segments_in"`  // segments merged away
+	SegmentsOut int           `json:"segments_out"` // segments written
+	Docs        int           `json:"documents"`    // live documents rewritten
+	Dropped     int           `json:"dropped"`      // deleted documents removed for good
+	BytesIn     int64         `json:"bytes_in"`     // size of the segments merged away
+	BytesOut    int64         `json:"bytes_out"`    // size of the segments written
+	Generation  uint64        `json:"generation"`
+	Elapsed     time.Duration `json:"elapsed_ns"`
 }
 
 // Compact merges segments of the index in dir and drops deleted documents,

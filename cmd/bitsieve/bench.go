@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/spf13/pflag"
 	"io"
 	iofs "io/fs"
 	"os"
@@ -19,15 +20,13 @@ import (
 )
 
 func init() {
-	register(command{"bench", "benchmark the signature engine against an inverted index", runBench})
+	register(command{name: "bench", args: "[QUERYFILE...]", summary: "benchmark the signature engine against an inverted index", define: runBench})
 }
 
-func runBench(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("bench", "[QUERYFILE...]", stderr)
+func runBench(fs *pflag.FlagSet) runFunc {
 	dir := indexFlag(fs)
-	var builds, files multiFlag
-	fs.Var(&builds, "build", "first index this directory, .jsonl file or file into --index, timing it (repeatable)")
-	fs.Var(&files, "queries", "a file of queries, one per line (repeatable; files may also follow the flags)")
+	buildFlag := fs.StringArray("build", nil, "first index this directory, .jsonl file or file into --index, timing it (repeatable)")
+	queriesFlag := fs.StringArray("queries", nil, "a file of queries, one per line (repeatable; files may also follow the flags)")
 	sample := fs.Int("sample", 0, "also draw this many df-stratified queries of 1–4 words from the index itself")
 	seed := fs.Uint64("seed", 1, "seed of --sample")
 	maxQ := fs.Int("max-queries", 0, "use only the first N queries of each file (0: all)")
@@ -43,128 +42,128 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 		"order (kept, shuffled or minhash: the order of documents within segments);\n"+
 		"values are numbers or fractions like 1/64; keys left out take the defaults, and the defaults are always measured),\n"+
 		"e.g. 'density=0.1,snr=10,list=0;density=0.2,snr=5,list=1/64'")
-	if code, ok := parseFlags(fs, args); !ok {
-		return code
-	}
-	if *render != "" {
-		return renderReport(*render, *report, *asJSON, stdout, stderr)
-	}
-	files = append(files, fs.Args()...)
-	if len(files) == 0 && *sample <= 0 {
-		return fail(stderr, "no queries: give query files (--queries FILE) and/or --sample N")
-	}
-	var sets []bench.SweepSet
-	if *sweep != "" {
-		var err error
-		if sets, err = bench.ParseSweep(*sweep); err != nil {
-			return fail(stderr, "--sweep: %v", err)
+	return func(args []string, stdout, stderr io.Writer) int {
+		if *render != "" {
+			return renderReport(*render, *report, *asJSON, stdout, stderr)
 		}
-	}
-	if len(builds) > 0 && *dir == "" {
-		return fail(stderr, "--build needs --index DIR: the index built there replaces any index in DIR")
-	}
-	texts := make([][]string, len(files))
-	for i, f := range files {
-		qs, err := bench.ReadQueries(f)
+		builds := *buildFlag
+		files := append(*queriesFlag, args...)
+		if len(files) == 0 && *sample <= 0 {
+			return fail(stderr, "no queries: give query files (--queries FILE) and/or --sample N")
+		}
+		var sets []bench.SweepSet
+		if *sweep != "" {
+			var err error
+			if sets, err = bench.ParseSweep(*sweep); err != nil {
+				return fail(stderr, "--sweep: %v", err)
+			}
+		}
+		if len(builds) > 0 && *dir == "" {
+			return fail(stderr, "--build needs --index DIR: the index built there replaces any index in DIR")
+		}
+		texts := make([][]string, len(files))
+		for i, f := range files {
+			qs, err := bench.ReadQueries(f)
+			if err != nil {
+				return fail(stderr, "%v", err)
+			}
+			if *maxQ > 0 && len(qs) > *maxQ {
+				qs = qs[:*maxQ]
+			}
+			texts[i] = qs
+		}
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+		defer stop()
+		var progress io.Writer = stderr
+		if *quiet {
+			progress = nil
+		}
+		say := func(format string, a ...any) {
+			if progress != nil {
+				fmt.Fprintf(progress, "bench: "+format+"\n", a...)
+			}
+		}
+
+		var build bench.Build
+		if len(builds) > 0 {
+			say("indexing %s into %s", strings.Join(builds, ", "), *dir)
+			if err := bench.IndexCorpus(*dir, builds, &build); err != nil {
+				return fail(stderr, "%v", err)
+			}
+			build.Source = strings.Join(builds, ", ")
+			say("indexed %d documents in %.1f s", build.Documents, build.IndexSeconds)
+		}
+		ix, err := openIndex(*dir, stderr)
 		if err != nil {
 			return fail(stderr, "%v", err)
 		}
-		if *maxQ > 0 && len(qs) > *maxQ {
-			qs = qs[:*maxQ]
+		defer ix.Close()
+		if sets != nil {
+			return benchSweep(ctx, ix, sets, files, texts, *sample, *seed, bench.Options{Reps: *reps, Progress: progress},
+				*asJSON, *report, "bitsieve bench "+strings.Join(args, " "), stdout, stderr)
 		}
-		texts[i] = qs
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	var progress io.Writer = stderr
-	if *quiet {
-		progress = nil
-	}
-	say := func(format string, a ...any) {
-		if progress != nil {
-			fmt.Fprintf(progress, "bench: "+format+"\n", a...)
+		say("building postings from the forward index")
+		post, err := bench.BuildPostings(ix, ix.Dir(), &build)
+		if errors.Is(err, iofs.ErrPermission) {
+			say("cannot write postings beside the index (%v); keeping them in memory", err)
+			post, err = bench.BuildPostings(ix, "", &build)
 		}
-	}
-
-	var build bench.Build
-	if len(builds) > 0 {
-		say("indexing %s into %s", strings.Join(builds, ", "), *dir)
-		if err := bench.IndexCorpus(*dir, builds, &build); err != nil {
+		if err != nil {
 			return fail(stderr, "%v", err)
 		}
-		build.Source = strings.Join(builds, ", ")
-		say("indexed %d documents in %.1f s", build.Documents, build.IndexSeconds)
-	}
-	ix, err := openIndex(*dir, stderr)
-	if err != nil {
-		return fail(stderr, "%v", err)
-	}
-	defer ix.Close()
-	if sets != nil {
-		return benchSweep(ctx, ix, sets, files, texts, *sample, *seed, bench.Options{Reps: *reps, Progress: progress},
-			*asJSON, *report, "bitsieve bench "+strings.Join(args, " "), stdout, stderr)
-	}
-	say("building postings from the forward index")
-	post, err := bench.BuildPostings(ix, ix.Dir(), &build)
-	if errors.Is(err, iofs.ErrPermission) {
-		say("cannot write postings beside the index (%v); keeping them in memory", err)
-		post, err = bench.BuildPostings(ix, "", &build)
-	}
-	if err != nil {
-		return fail(stderr, "%v", err)
-	}
-	defer post.Close()
-	say("postings written in %.2f s; timing rows and postings from the forward index, %d rounds", build.PostingsWriteSeconds, *rounds)
-	if err := bench.TimeParts(ix, *rounds, &build); err != nil {
-		return fail(stderr, "%v", err)
-	}
-	say("signature rows %.2f s, postings %.2f s (medians)", build.RowsSeconds, build.PostingsSeconds)
-	if build.Documents == 0 {
-		build.Documents = ix.NumDocs()
-	}
-	build.TextBytes = max(build.TextBytes, textBytes(ix))
-
-	sig, err := query.NewSearcher(ix)
-	if err != nil {
-		return fail(stderr, "%v", err)
-	}
-	inv, err := query.NewInvertedSearcher(ix, post)
-	if err != nil {
-		return fail(stderr, "%v", err)
-	}
-	var w bench.Workload
-	for i, f := range files {
-		w.Add(sig, texts[i], bench.SourceName(f))
-	}
-	if *sample > 0 {
-		qs, err := bench.Sample(ix, *sample, *seed)
-		if err != nil {
-			return fail(stderr, "sampling queries: %v", err)
+		defer post.Close()
+		say("postings written in %.2f s; timing rows and postings from the forward index, %d rounds", build.PostingsWriteSeconds, *rounds)
+		if err := bench.TimeParts(ix, *rounds, &build); err != nil {
+			return fail(stderr, "%v", err)
 		}
-		w.Add(sig, qs, "sample")
-	}
-	say("%d queries (%d refused by the parser)", len(w.Queries), len(w.Refused))
-	rep, err := bench.Run(ctx, sig, inv, w, bench.Options{Reps: *reps, QPSPasses: *qpsPasses, Progress: progress})
-	if err != nil {
-		return fail(stderr, "%v", err)
-	}
-	build.Measured = build.IndexSeconds > 0
-	rep.Build = build
-	rep.Build.Finish()
-	rep.Size = bench.Sizes(ix, post)
-	rep.Command = "bitsieve bench " + strings.Join(args, " ")
+		say("signature rows %.2f s, postings %.2f s (medians)", build.RowsSeconds, build.PostingsSeconds)
+		if build.Documents == 0 {
+			build.Documents = ix.NumDocs()
+		}
+		build.TextBytes = max(build.TextBytes, textBytes(ix))
 
-	if err := emitReport(rep, *asJSON, *report, stdout); err != nil {
-		return fail(stderr, "%v", err)
+		sig, err := query.NewSearcher(ix)
+		if err != nil {
+			return fail(stderr, "%v", err)
+		}
+		inv, err := query.NewInvertedSearcher(ix, post)
+		if err != nil {
+			return fail(stderr, "%v", err)
+		}
+		var w bench.Workload
+		for i, f := range files {
+			w.Add(sig, texts[i], bench.SourceName(f))
+		}
+		if *sample > 0 {
+			qs, err := bench.Sample(ix, *sample, *seed)
+			if err != nil {
+				return fail(stderr, "sampling queries: %v", err)
+			}
+			w.Add(sig, qs, "sample")
+		}
+		say("%d queries (%d refused by the parser)", len(w.Queries), len(w.Refused))
+		rep, err := bench.Run(ctx, sig, inv, w, bench.Options{Reps: *reps, QPSPasses: *qpsPasses, Progress: progress})
+		if err != nil {
+			return fail(stderr, "%v", err)
+		}
+		build.Measured = build.IndexSeconds > 0
+		rep.Build = build
+		rep.Build.Finish()
+		rep.Size = bench.Sizes(ix, post)
+		rep.Command = "bitsieve bench " + strings.Join(args, " ")
+
+		if err := emitReport(rep, *asJSON, *report, stdout); err != nil {
+			return fail(stderr, "%v", err)
+		}
+		if *report != "" {
+			say("wrote %s", *report)
+		}
+		if !rep.Equality.OK() {
+			fmt.Fprintf(stderr, "bitsieve: the engines answered %d of %d queries differently (listed above)\n", rep.Equality.Different, rep.Equality.Queries)
+			return exitNoMatch
+		}
+		return exitOK
 	}
-	if *report != "" {
-		say("wrote %s", *report)
-	}
-	if !rep.Equality.OK() {
-		fmt.Fprintf(stderr, "bitsieve: the engines answered %d of %d queries differently (listed above)\n", rep.Equality.Different, rep.Equality.Queries)
-		return exitNoMatch
-	}
-	return exitOK
 }
 
 // benchSweep runs the parameter sweep of bench --sweep on the index ix and

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -134,7 +135,7 @@ func TestBadInput(t *testing.T) {
 		{"unbalanced quote", []string{"search", "--index", ix, `"bloom filter`}, exitError, "unbalanced quote"},
 		{"unbalanced paren", []string{"search", "--index", ix, `(bloom OR trie`}, exitError, "parenthes"},
 		{"stop words only", []string{"search", "--index", ix, "the of and"}, exitError, "stop word"},
-		{"only negation", []string{"search", "--index", ix, "-bloom"}, exitError, "negated"},
+		{"only negation", []string{"search", "--index", ix, "--", "-bloom"}, exitError, "negated"},
 		{"missing index", []string{"search", "--index", filepath.Join(t.TempDir(), "none"), "bloom"}, exitError, "no index"},
 		{"unknown command", []string{"serch", "bloom"}, exitError, "unknown command"},
 		{"unknown language", []string{"index", "--index", filepath.Join(t.TempDir(), "y"), "--lang", "klingon", "."}, exitError, "klingon"},
@@ -233,5 +234,122 @@ func TestMissingManifest(t *testing.T) {
 	}
 	if code, _, errs := runCLI(t, "recover", "--index", ix); code != exitError || !strings.Contains(errs, "nothing to recover") {
 		t.Fatalf("recover of a sound index: exit %d, %q", code, errs)
+	}
+}
+
+// TestJSONSnakeCase runs every command that prints JSON and checks that each
+// object key, at every depth, is snake_case.
+func TestJSONSnakeCase(t *testing.T) {
+	isolate(t)
+	src, ix := filepath.Join(t.TempDir(), "notes"), filepath.Join(t.TempDir(), "ix")
+	writeFiles(t, src, notes)
+	qf := filepath.Join(t.TempDir(), "q.txt")
+	writeFiles(t, filepath.Dir(qf), map[string]string{"q.txt": "bloom\ntrie prefix\n"})
+	snake := regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
+	var walk func(path string, v any)
+	walk = func(path string, v any) {
+		switch v := v.(type) {
+		case map[string]any:
+			for k, x := range v {
+				if !snake.MatchString(k) {
+					t.Errorf("%s: key %q is not snake_case", path, k)
+				}
+				walk(path+"."+k, x)
+			}
+		case []any:
+			for _, x := range v {
+				walk(path+"[]", x)
+			}
+		}
+	}
+	for _, args := range [][]string{
+		{"index", "--json", "--index", ix, src},
+		{"search", "--json", "--index", ix, "bloom filter"},
+		{"search", "--queries", qf, "--index", ix},
+		{"explain", "--json", "--index", ix, `bloom "bit sliced"`},
+		{"stats", "--json", "--index", ix},
+		{"check", "--json", "--index", ix},
+		{"compact", "--json", "--index", ix},
+		{"bench", "--json", "--quiet", "--index", ix, "--sample", "5", "--reps", "1", "--qps-passes", "1", "--build-rounds", "1"},
+	} {
+		code, out, errs := runCLI(t, args...)
+		if code != exitOK {
+			t.Fatalf("%v: exit %d: %s", args, code, errs)
+		}
+		dec := json.NewDecoder(strings.NewReader(out))
+		for dec.More() {
+			var v any
+			if err := dec.Decode(&v); err != nil {
+				t.Fatalf("%v: not JSON: %v\n%s", args, err, out)
+			}
+			walk(args[0], v)
+		}
+	}
+}
+
+// TestCLIConventions checks the command line's manners: help on stdout with
+// exit 0, one-sentence errors with exit 2 for unknown flags and bad values,
+// query words that start with - after --, --version, completion and man
+// pages.
+func TestCLIConventions(t *testing.T) {
+	isolate(t)
+	src, ix := filepath.Join(t.TempDir(), "notes"), filepath.Join(t.TempDir(), "ix")
+	writeFiles(t, src, notes)
+	mustRun(t, "index", "--index", ix, src)
+
+	for _, args := range [][]string{{"help"}, {"-h"}, {"--help"}, {"search", "--help"}, {"help", "index"}} {
+		code, out, errs := runCLI(t, args...)
+		if code != exitOK || !strings.Contains(out, "Usage:") || errs != "" {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q", args, code, out, errs)
+		}
+	}
+	if code, out, errs := runCLI(t); code != exitError || out != "" || !strings.Contains(errs, "Usage:") {
+		t.Errorf("no arguments: exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+	code, out, _ := runCLI(t, "--version")
+	if code != exitOK || !strings.HasPrefix(out, "bitsieve ") || !strings.Contains(out, "go1.") {
+		t.Errorf("--version: exit %d, %q", code, out)
+	}
+
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"search", "--index", ix, "--limt", "5", "bloom"}, "unknown flag --limt (did you mean --limit?)"},
+		{[]string{"search", "--index", ix, "bloom", "-filter"}, "as in bitsieve search -- -filter"},
+		{[]string{"check", "--bogus", "--index", ix}, "bitsieve check: unknown flag --bogus"},
+		{[]string{"search", "--index", ix, "--limit", "abc", "bloom"}, `--limit wants a whole number, not "abc"`},
+		{[]string{"search", "--index", ix, "--color=blue", "bloom"}, `--color wants auto, always or never, not "blue"`},
+		{[]string{"search", "--index"}, "--index needs a value"},
+		{[]string{"frobnicate"}, `unknown command "frobnicate"`},
+		{[]string{"index", "--index", ix}, "give the directories"},
+	} {
+		code, out, errs := runCLI(t, c.args...)
+		if code != exitError || out != "" || !strings.Contains(errs, c.want) || strings.Count(errs, "\n") != 1 {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit 2 and one line with %q", c.args, code, out, errs, c.want)
+		}
+	}
+
+	// After --, a word that starts with - is a query word: NOT filter.
+	code, out, _ = runCLI(t, "search", "--count", "--index", ix, "--", "bloom", "-filter")
+	if code != exitNoMatch || strings.TrimSpace(out) != "0" {
+		t.Errorf("search -- bloom -filter: exit %d, %q", code, out)
+	}
+	code, out, _ = runCLI(t, "search", "--index", ix, "--count", "--", "bloom", "-trie")
+	if code != exitOK || strings.TrimSpace(out) != "2" {
+		t.Errorf("search -- bloom -trie: exit %d, %q", code, out)
+	}
+
+	code, out, _ = runCLI(t, "completion", "bash")
+	if code != exitOK || !strings.Contains(out, "bitsieve") || len(out) < 1000 {
+		t.Errorf("completion bash: exit %d, %d bytes", code, len(out))
+	}
+	man := t.TempDir()
+	if code, _, errs := runCLI(t, "man", man); code != exitOK {
+		t.Fatalf("man: exit %d: %s", code, errs)
+	}
+	page, err := os.ReadFile(filepath.Join(man, "bitsieve-search.1"))
+	if err != nil || !strings.Contains(string(page), "--limit") {
+		t.Errorf("bitsieve-search.1: %v\n%s", err, page)
 	}
 }

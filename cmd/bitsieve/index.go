@@ -3,8 +3,8 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
+	"github.com/spf13/pflag"
 	"io"
 	"os"
 	"os/signal"
@@ -22,22 +22,14 @@ import (
 )
 
 func init() {
-	register(command{"index", "index directories, .jsonl files or files", runIndex})
+	register(command{name: "index", args: "PATH...", summary: "index directories, .jsonl files or files", define: runIndex})
 }
 
-// multiFlag collects a repeatable string flag.
-type multiFlag []string
-
-func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
-func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
-
-func runIndex(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("index", "PATH...", stderr)
+func runIndex(fs *pflag.FlagSet) runFunc {
 	dir := fs.String("index", "", "index directory (default $BITSIEVE_INDEX or ~/.local/share/bitsieve/index)")
 	lang := fs.String("lang", tokenize.DefaultLanguage, "analyzer language: "+strings.Join(tokenize.Languages(), ", ")+" (an existing index keeps its own)")
-	var include, exclude multiFlag
-	fs.Var(&include, "include", "index only files matching this glob (repeatable; ** crosses directories)")
-	fs.Var(&exclude, "exclude", "skip files and directories matching this glob (repeatable)")
+	includeFlag := fs.StringArray("include", nil, "index only files matching this glob (repeatable; ** crosses directories)")
+	excludeFlag := fs.StringArray("exclude", nil, "skip files and directories matching this glob (repeatable)")
 	maxSize := fs.Int64("max-file-size", corpus.DefaultMaxFileSize, "skip files larger than this many bytes")
 	hidden := fs.Bool("hidden", false, "also index hidden files and directories (.git and other VCS directories are always skipped)")
 	prune := fs.Bool("prune", false, "also delete documents of other sources (other directories, JSONL files, the write API) that this run did not see: the index then holds exactly the PATHs given")
@@ -53,111 +45,105 @@ func runIndex(args []string, stdout, stderr io.Writer) int {
 	rank := fs.Int("rank", def.Rank, "signature parameter: the higher rank of shared rows, 3 to 6 (a bit per 2^rank documents; 0: rank-0 rows only)")
 	pairK := fs.Int("pair-rows", def.PairK, "signature parameter: shared rows of each pair of adjacent common words, which phrases match on (0: no pairs)")
 	memory := fs.Int("memory", index.DefaultMemoryBudget>>20, "MiB of analyzed documents held before they are written as segments: the writer's memory stays near four times this however large the corpus; less makes more, smaller segments")
-	if code, ok := parseFlags(fs, args); !ok {
-		return code
-	}
-	paths := fs.Args()
-	if len(paths) == 0 {
-		fs.Usage()
-		return exitError
-	}
-	for _, p := range paths {
-		if _, err := os.Stat(p); err != nil {
-			return fail(stderr, "cannot index %s: %v", p, errText(err))
+	return func(args []string, stdout, stderr io.Writer) int {
+		paths := args
+		if len(paths) == 0 {
+			return fail(stderr, "give the directories, JSONL files or files to index, e.g. bitsieve index ~/notes")
 		}
-	}
-	if *watch && *withInverted {
-		return fail(stderr, "--with-inverted builds postings once; it cannot be combined with --watch")
-	}
-	if *watch {
-		if fi, err := os.Stat(paths[0]); len(paths) != 1 || err != nil || !fi.IsDir() {
-			return fail(stderr, "--watch follows one directory; give exactly one")
+		include, exclude := *includeFlag, *excludeFlag
+		for _, p := range paths {
+			if _, err := os.Stat(p); err != nil {
+				return fail(stderr, "cannot index %s: %v", p, errText(err))
+			}
 		}
-	}
-	params := index.Params{Density: *density, SNR: *snr, KMin: def.KMin, KMax: def.KMax, ListDensity: *listDensity, Rank: *rank, PairK: *pairK}
-	if err := params.Validate(); err != nil {
-		return fail(stderr, "bad --density, --snr, --list-density, --rank or --pair-rows: %v", strings.TrimPrefix(err.Error(), "index: "))
-	}
-	if *dir == "" {
-		*dir = defaultIndexDir()
-	}
-	// An index kept inside a directory it indexes is not a document of it.
-	for _, p := range paths {
-		if rel, ok := within(*dir, p); ok {
-			exclude = append(exclude, globEscape(rel))
+		if *watch && *withInverted {
+			return fail(stderr, "--with-inverted builds postings once; it cannot be combined with --watch")
 		}
-	}
-	job := &indexJob{
-		dir:     *dir,
-		paths:   paths,
-		walk:    corpus.WalkOptions{MaxFileSize: *maxSize, IncludeHidden: *hidden, Include: include, Exclude: exclude},
-		rebuild: *rebuild,
-		prune:   *prune,
-		stderr:  stderr,
-	}
-	if *memory < 16 {
-		return fail(stderr, "--memory %d is too small: give at least 16 (MiB)", *memory)
-	}
-	job.writer.Params = params
-	job.writer.MemoryBudget = int64(*memory) << 20
-	if os.Getenv("GOMEMLIMIT") == "" {
-		// Garbage would otherwise let the heap grow to twice what is live.
-		debug.SetMemoryLimit(4 * job.writer.MemoryBudget)
-	}
-	fs.Visit(func(f *flag.Flag) {
-		if f.Name == "lang" {
+		if *watch {
+			if fi, err := os.Stat(paths[0]); len(paths) != 1 || err != nil || !fi.IsDir() {
+				return fail(stderr, "--watch follows one directory; give exactly one")
+			}
+		}
+		params := index.Params{Density: *density, SNR: *snr, KMin: def.KMin, KMax: def.KMax, ListDensity: *listDensity, Rank: *rank, PairK: *pairK}
+		if err := params.Validate(); err != nil {
+			return fail(stderr, "bad --density, --snr, --list-density, --rank or --pair-rows: %v", strings.TrimPrefix(err.Error(), "index: "))
+		}
+		if *dir == "" {
+			*dir = defaultIndexDir()
+		}
+		// An index kept inside a directory it indexes is not a document of it.
+		for _, p := range paths {
+			if rel, ok := within(*dir, p); ok {
+				exclude = append(exclude, globEscape(rel))
+			}
+		}
+		job := &indexJob{
+			dir:     *dir,
+			paths:   paths,
+			walk:    corpus.WalkOptions{MaxFileSize: *maxSize, IncludeHidden: *hidden, Include: include, Exclude: exclude},
+			rebuild: *rebuild,
+			prune:   *prune,
+			stderr:  stderr,
+		}
+		if *memory < 16 {
+			return fail(stderr, "--memory %d is too small: give at least 16 (MiB)", *memory)
+		}
+		job.writer.Params = params
+		job.writer.MemoryBudget = int64(*memory) << 20
+		if os.Getenv("GOMEMLIMIT") == "" {
+			// Garbage would otherwise let the heap grow to twice what is live.
+			debug.SetMemoryLimit(4 * job.writer.MemoryBudget)
+		}
+		if fs.Changed("lang") || *rebuild {
 			job.writer.Analyzer = *lang
 		}
-	})
-	if *rebuild {
-		job.writer.Analyzer = *lang
-	}
-	if *watch {
-		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-		defer stop()
-		f := &follower{job: job, out: stdout, log: stderr, verbose: *verbose}
-		if _, err := f.start(); err != nil {
+		if *watch {
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			f := &follower{job: job, out: stdout, log: stderr, verbose: *verbose}
+			if _, err := f.start(); err != nil {
+				return fail(stderr, "%v", err)
+			}
+			fmt.Fprintf(stderr, "bitsieve: watching %s for changes (Ctrl-C to stop)\n", paths[0])
+			if err := f.loop(ctx); err != nil {
+				return fail(stderr, "%v", err)
+			}
+			return exitOK
+		}
+		ws, total, err := job.run(nil)
+		if err != nil {
 			return fail(stderr, "%v", err)
 		}
-		fmt.Fprintf(stderr, "bitsieve: watching %s for changes (Ctrl-C to stop)\n", paths[0])
-		if err := f.loop(ctx); err != nil {
-			return fail(stderr, "%v", err)
+		var inv *postingsSummary
+		if *withInverted {
+			if inv, err = writePostings(*dir); err != nil {
+				return fail(stderr, "the index is committed, but its inverted postings are not: %v", err)
+			}
+		}
+		if *asJSON {
+			secs := ws.Elapsed.Seconds()
+			out := map[string]any{
+				"index": *dir, "documents": ws.Docs, "added": ws.Added, "replaced": ws.Replaced,
+				"deleted": ws.Deleted, "unchanged": ws.Unchanged, "bytes": ws.Bytes, "seconds": secs,
+				"mb_per_s": float64(ws.Bytes) / 1e6 / secs, "index_bytes": ws.IndexBytes,
+				"segments": ws.IndexSegments, "segments_written": ws.Segments, "generation": ws.Generation, "skipped": skipCounts(total.Counts),
+				"compaction": ws.Compaction,
+			}
+			if inv != nil {
+				out["inverted"] = inv
+			}
+			json.NewEncoder(stdout).Encode(out)
+		} else {
+			printIndexSummary(stdout, *dir, ws, total, *verbose)
+			if inv != nil {
+				fmt.Fprintf(stdout, "inverted postings: %s in %d files, %d built in %.2fs\n", humanBytes(inv.Bytes), inv.Files, inv.Built, inv.Seconds)
+			}
+		}
+		if ws.CompactErr != nil {
+			fmt.Fprintf(stderr, "bitsieve: the update is committed, but compacting the index failed: %v\n", ws.CompactErr)
 		}
 		return exitOK
 	}
-	ws, total, err := job.run(nil)
-	if err != nil {
-		return fail(stderr, "%v", err)
-	}
-	var inv *postingsSummary
-	if *withInverted {
-		if inv, err = writePostings(*dir); err != nil {
-			return fail(stderr, "the index is committed, but its inverted postings are not: %v", err)
-		}
-	}
-	if *asJSON {
-		secs := ws.Elapsed.Seconds()
-		out := map[string]any{
-			"index": *dir, "documents": ws.Docs, "added": ws.Added, "replaced": ws.Replaced,
-			"deleted": ws.Deleted, "unchanged": ws.Unchanged, "bytes": ws.Bytes, "seconds": secs,
-			"mb_per_s": float64(ws.Bytes) / 1e6 / secs, "index_bytes": ws.IndexBytes,
-			"segments": ws.IndexSegments, "segments_written": ws.Segments, "generation": ws.Generation, "skipped": total.Counts,
-			"compaction": ws.Compaction,
-		}
-		if inv != nil {
-			out["inverted"] = inv
-		}
-		json.NewEncoder(stdout).Encode(out)
-	} else {
-		printIndexSummary(stdout, *dir, ws, total, *verbose)
-		if inv != nil {
-			fmt.Fprintf(stdout, "inverted postings: %s in %d files, %d built in %.2fs\n", humanBytes(inv.Bytes), inv.Files, inv.Built, inv.Seconds)
-		}
-	}
-	if ws.CompactErr != nil {
-		fmt.Fprintf(stderr, "bitsieve: the update is committed, but compacting the index failed: %v\n", ws.CompactErr)
-	}
-	return exitOK
 }
 
 // indexJob is one run of the indexer over its sources: a rebuild, or an
@@ -332,6 +318,16 @@ func printIndexSummary(stdout io.Writer, dir string, ws index.WriteStats, total 
 			fmt.Fprintln(stdout, "(--verbose lists them)")
 		}
 	}
+}
+
+// skipCounts keys the counts of skipped files by reason in snake_case, as
+// every JSON field is.
+func skipCounts(counts map[corpus.SkipReason]int) map[string]int {
+	out := make(map[string]int, len(counts))
+	for r, n := range counts {
+		out[strings.ReplaceAll(string(r), "-", "_")] = n
+	}
+	return out
 }
 
 func merge(dst *corpus.Stats, st corpus.Stats) {

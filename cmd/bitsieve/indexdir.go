@@ -2,8 +2,8 @@ package main
 
 import (
 	"errors"
-	"flag"
 	"fmt"
+	"github.com/spf13/pflag"
 	"io"
 	"os"
 	"path/filepath"
@@ -30,7 +30,7 @@ func defaultIndexDir() string {
 }
 
 // indexFlag adds --index to a flag set.
-func indexFlag(fs *flag.FlagSet) *string {
+func indexFlag(fs *pflag.FlagSet) *string {
 	return fs.String("index", "", "index directory (default $BITSIEVE_INDEX or ~/.local/share/bitsieve/index; the embedded sample when none exists)")
 }
 

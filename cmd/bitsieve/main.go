@@ -22,26 +22,34 @@
 // Without --index, commands use $BITSIEVE_INDEX, else the user's default index
 // ($XDG_DATA_HOME/bitsieve/index, usually ~/.local/share/bitsieve/index); when
 // that does not exist, read-only commands use a sample corpus embedded in the
-// binary. Exit status: 0 success, 1 no match (search) or problems found
-// (check), 2 an error.
+// binary. Flags follow GNU conventions (--flag value, --flag=value, anywhere
+// among the arguments; a query word that starts with - goes after --), and
+// an unknown flag or a bad value is an error. Exit status: 0 success, 1 no
+// match (search) or problems found (check), 2 an error.
 package main
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
-	"sort"
 	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
-// command is one subcommand.
+// command is one subcommand: define declares its flags on the command's
+// flag set and returns the function that runs it once they are parsed.
 type command struct {
 	name    string
+	args    string // what follows the flags, for the usage line
 	summary string
-	run     func(args []string, stdout, stderr io.Writer) int
+	define  func(fs *pflag.FlagSet) runFunc
 }
+
+// runFunc runs a command on its positional arguments; it returns the exit code.
+type runFunc func(args []string, stdout, stderr io.Writer) int
 
 var commands []command
 
@@ -58,90 +66,148 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
+// run parses args with the command tree (newRoot) and runs the command they
+// name. Help goes to stdout with exit 0; a usage error is one sentence on
+// stderr with exit 2.
 func run(args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
-		usage(stderr)
-		if len(args) == 0 {
-			return exitError
-		}
-		return exitOK
+	if len(args) == 0 {
+		rootUsage(stderr)
+		return exitError
 	}
+	code := exitOK
+	root := newRoot(stdout, stderr, &code)
+	root.SetArgs(args)
+	cmd, err := root.ExecuteC()
+	if err != nil {
+		fmt.Fprintln(stderr, usageError(cmd, err))
+		return exitError
+	}
+	return code
+}
+
+// newRoot builds the command tree; a command's exit code lands in *code.
+func newRoot(stdout, stderr io.Writer, code *int) *cobra.Command {
+	root := &cobra.Command{
+		Use:           "bitsieve",
+		Short:         "exact full-text search with bit-sliced signatures",
+		Version:       version(),
+		SilenceErrors: true,
+		SilenceUsage:  true,
+		Args:          cobra.NoArgs,
+		Run:           func(cmd *cobra.Command, args []string) { cmd.Help() },
+	}
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	root.SetVersionTemplate("bitsieve {{.Version}}\n")
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return err })
 	for _, c := range commands {
-		if c.name == args[0] {
-			return c.run(args[1:], stdout, stderr)
+		sub := &cobra.Command{
+			Use:                   c.name + " [flags] " + c.args,
+			Short:                 c.summary,
+			DisableFlagsInUseLine: true,
 		}
+		exec := c.define(sub.Flags())
+		sub.Flags().SortFlags = false
+		sub.RunE = func(cmd *cobra.Command, args []string) error {
+			*code = exec(args, stdout, stderr)
+			return nil
+		}
+		root.AddCommand(sub)
 	}
-	fmt.Fprintf(stderr, "bitsieve: unknown command %q (run 'bitsieve help' for the list)\n", args[0])
-	return exitError
+	root.AddCommand(manCommand(root))
+	return root
 }
 
-func usage(w io.Writer) {
-	fmt.Fprintln(w, "bitsieve — exact full-text search with bit-sliced signatures")
-	fmt.Fprintln(w, "\nUsage: bitsieve COMMAND [flags] [args]\n\nCommands:")
-	sort.Slice(commands, func(i, j int) bool { return commands[i].name < commands[j].name })
-	for _, c := range commands {
-		fmt.Fprintf(w, "  %-9s %s\n", c.name, c.summary)
-	}
-	fmt.Fprintln(w, "\nRun 'bitsieve COMMAND -h' for a command's flags.")
+// rootUsage prints the command list, for a bare `bitsieve`.
+func rootUsage(w io.Writer) {
+	var code int
+	root := newRoot(w, w, &code)
+	root.SetOut(w)
+	root.Usage()
 }
 
-// newFlags makes a flag set whose errors are reported once, on stderr.
-func newFlags(name, args string, stderr io.Writer) *flag.FlagSet {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: bitsieve %s [flags] %s\n\nFlags:\n", name, args)
-		fs.PrintDefaults()
+// usageError turns a parse error into one sentence that says what to do.
+func usageError(cmd *cobra.Command, err error) string {
+	name := "bitsieve"
+	if cmd != nil {
+		name = cmd.CommandPath()
 	}
-	return fs
+	var notExist *pflag.NotExistError
+	var invalid *pflag.InvalidValueError
+	var required *pflag.ValueRequiredError
+	switch {
+	case errors.As(err, &notExist):
+		flag := "--" + notExist.GetSpecifiedName()
+		if short := notExist.GetSpecifiedShortnames(); short != "" {
+			flag = "-" + short
+		}
+		msg := fmt.Sprintf("%s: unknown flag %s", name, flag)
+		if near := nearestFlag(cmd, strings.TrimLeft(flag, "-")); near != "" {
+			msg += fmt.Sprintf(" (did you mean --%s?)", near)
+		}
+		if cmd != nil && (cmd.Name() == "search" || cmd.Name() == "explain") {
+			return msg + fmt.Sprintf("; a query word that starts with - goes after --, as in %s -- %s", name, flag)
+		}
+		return msg + fmt.Sprintf("; run '%s --help' for its flags", name)
+	case errors.As(err, &invalid):
+		return fmt.Sprintf("%s: --%s wants %s, not %q", name, invalid.GetFlag().Name, valueKind(invalid.GetFlag().Value.Type()), invalid.GetValue())
+	case errors.As(err, &required):
+		return fmt.Sprintf("%s: --%s needs a value", name, required.GetFlag().Name)
+	case strings.HasPrefix(err.Error(), "unknown command"):
+		return fmt.Sprintf("bitsieve: unknown command %q; run 'bitsieve --help' for the list", strings.SplitN(err.Error(), `"`, 3)[1])
+	}
+	return fmt.Sprintf("%s: %v", name, err)
 }
 
-// parseFlags parses args and returns an exit code when the command should stop.
-func parseFlags(fs *flag.FlagSet, args []string) (int, bool) {
-	if err := fs.Parse(interleave(fs, args)); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK, false
-		}
-		return exitError, false
+// nearestFlag returns the flag of cmd closest to name, if it is at most two
+// edits away.
+func nearestFlag(cmd *cobra.Command, name string) string {
+	if cmd == nil {
+		return ""
 	}
-	return 0, true
+	best, bestD := "", 3
+	cmd.Flags().VisitAll(func(f *pflag.Flag) {
+		if d := editDistance(name, f.Name); d < bestD {
+			best, bestD = f.Name, d
+		}
+	})
+	return best
 }
 
-// interleave moves flags found after positional arguments to the front, so
-// `bitsieve search 'foo bar' --limit 5` works like most command-line tools.
-func interleave(fs *flag.FlagSet, args []string) []string {
-	var flags, pos []string
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		if a == "--" {
-			pos = append(pos, args[i+1:]...)
-			break
-		}
-		if len(a) > 1 && a[0] == '-' && a != "-" && !strings.HasPrefix(a, "-\"") {
-			name := strings.TrimLeft(a, "-")
-			if k := strings.IndexByte(name, '='); k >= 0 {
-				name = name[:k]
-			}
-			f := fs.Lookup(name)
-			if name == "h" || name == "help" {
-				flags = append(flags, a)
-				continue
-			}
-			if f == nil {
-				// Not a flag of ours: a negated query word such as -foo.
-				pos = append(pos, a)
-				continue
-			}
-			flags = append(flags, a)
-			if bf, ok := f.Value.(interface{ IsBoolFlag() bool }); (!ok || !bf.IsBoolFlag()) && !strings.Contains(a, "=") && i+1 < len(args) {
-				flags = append(flags, args[i+1])
-				i++
-			}
-			continue
-		}
-		pos = append(pos, a)
+// editDistance is the Levenshtein distance between a and b, in bytes.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
 	}
-	return append(flags, append([]string{"--"}, pos...)...)
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+// valueKind names what a flag of a pflag value type takes.
+func valueKind(typ string) string {
+	switch {
+	case strings.HasPrefix(typ, "int"), strings.HasPrefix(typ, "uint"):
+		return "a whole number"
+	case strings.HasPrefix(typ, "float"):
+		return "a number"
+	case typ == "duration":
+		return "a duration such as 500ms or 2s"
+	case typ == "bool":
+		return "true or false"
+	}
+	return "a " + typ
 }
 
 // fail prints a one-sentence error and returns the error exit code.

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/spf13/pflag"
 	"io"
 	"os"
 	"strings"
@@ -13,57 +14,58 @@ import (
 )
 
 func init() {
-	register(command{"search", "search the index: ranked hits with highlighted snippets", runSearch})
+	register(command{name: "search", args: "QUERY", summary: "search the index: ranked hits with highlighted snippets", define: runSearch})
 }
 
-func runSearch(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("search", "QUERY", stderr)
+func runSearch(fs *pflag.FlagSet) runFunc {
 	dir := indexFlag(fs)
 	limit := fs.Int("limit", query.DefaultLimit, "number of hits to show")
 	offset := fs.Int("offset", 0, "hits to skip (for paging)")
 	count := fs.Bool("count", false, "print only the exact number of matching documents")
 	asJSON := fs.Bool("json", false, "print one JSON object per query")
 	queries := fs.String("queries", "", "run every query of this file (one per line; - for stdin), printing one JSON line each")
-	color := fs.String("color", "auto", "highlight matches with colour: auto, always or never")
-	if code, ok := parseFlags(fs, args); !ok {
-		return code
-	}
-	q := strings.Join(fs.Args(), " ")
-	if *queries == "" && strings.TrimSpace(q) == "" {
-		return fail(stderr, "the query is empty: give some words to search for, e.g. bitsieve search 'bloom filter'")
-	}
-	if *limit < 0 || *offset < 0 {
-		return fail(stderr, "--limit and --offset must not be negative")
-	}
-	s, closeIx, err := openSearcher(*dir, stderr)
-	if err != nil {
-		return fail(stderr, "%v", err)
-	}
-	defer closeIx()
-	ctx := context.Background()
-	req := query.Request{Limit: *limit, Offset: *offset, CountOnly: *count, Snippets: true}
+	color := fs.String("color", "auto", "highlight matches with colour: auto (when stdout is a terminal and $NO_COLOR is empty), always or never")
+	return func(args []string, stdout, stderr io.Writer) int {
+		if *color != "auto" && *color != "always" && *color != "never" {
+			return fail(stderr, "--color wants auto, always or never, not %q", *color)
+		}
+		q := strings.Join(args, " ")
+		if *queries == "" && strings.TrimSpace(q) == "" {
+			return fail(stderr, "the query is empty: give some words to search for, e.g. bitsieve search 'bloom filter'")
+		}
+		if *limit < 0 || *offset < 0 {
+			return fail(stderr, "--limit and --offset must not be negative")
+		}
+		s, closeIx, err := openSearcher(*dir, stderr)
+		if err != nil {
+			return fail(stderr, "%v", err)
+		}
+		defer closeIx()
+		ctx := context.Background()
+		req := query.Request{Limit: *limit, Offset: *offset, CountOnly: *count, Snippets: true}
 
-	if *queries != "" {
-		return searchFile(ctx, s, *queries, req, stdout, stderr)
+		if *queries != "" {
+			return searchFile(ctx, s, *queries, req, stdout, stderr)
+		}
+		req.Query = q
+		res, err := s.Search(ctx, req)
+		if err != nil {
+			return fail(stderr, "%v", err)
+		}
+		switch {
+		case *asJSON:
+			json.NewEncoder(stdout).Encode(res)
+		case *count:
+			fmt.Fprintln(stdout, res.Total)
+		default:
+			useColor := *color == "always" || (*color == "auto" && os.Getenv("NO_COLOR") == "" && isTerminalWriter(stdout))
+			printHits(stdout, res, *offset, useColor)
+		}
+		if res.Total == 0 {
+			return exitNoMatch
+		}
+		return exitOK
 	}
-	req.Query = q
-	res, err := s.Search(ctx, req)
-	if err != nil {
-		return fail(stderr, "%v", err)
-	}
-	switch {
-	case *asJSON:
-		json.NewEncoder(stdout).Encode(res)
-	case *count:
-		fmt.Fprintln(stdout, res.Total)
-	default:
-		useColor := *color == "always" || (*color == "auto" && isTerminalWriter(stdout))
-		printHits(stdout, res, *offset, useColor)
-	}
-	if res.Total == 0 {
-		return exitNoMatch
-	}
-	return exitOK
 }
 
 // searchFile runs one query per line, printing a JSON line for each; a bad

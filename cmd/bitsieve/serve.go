@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/spf13/pflag"
 	"io"
 	"log/slog"
 	"net"
@@ -14,11 +15,10 @@ import (
 )
 
 func init() {
-	register(command{"serve", "serve the search page and the JSON API over HTTP", runServe})
+	register(command{name: "serve", args: "", summary: "serve the search page and the JSON API over HTTP", define: runServe})
 }
 
-func runServe(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("serve", "", stderr)
+func runServe(fs *pflag.FlagSet) runFunc {
 	dir := indexFlag(fs)
 	addr := fs.String("addr", "127.0.0.1:8080", "address to listen on (loopback by default; 0.0.0.0:8080 serves the network)")
 	token := fs.String("write-token", "", "enable the write API, with this bearer token (default $BITSIEVE_WRITE_TOKEN; prefer the variable: flags show in ps)")
@@ -34,74 +34,73 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&lim.MaxHeavy, "max-heavy", lim.MaxHeavy, "heavy searches running at once, one core each; more wait in their own queue")
 	fs.Int64Var(&lim.MaxBodyBytes, "max-body", lim.MaxBodyBytes, "largest request body in bytes (write API); larger get 413")
 	fs.IntVar(&lim.MaxPageSize, "max-page-size", lim.MaxPageSize, "most hits per page (limit)")
-	if code, ok := parseFlags(fs, args); !ok {
-		return code
-	}
-	if fs.NArg() > 0 {
-		return fail(stderr, "serve takes no arguments (got %q); the index is chosen with --index", fs.Arg(0))
-	}
-	if *token == "" {
-		*token = os.Getenv("BITSIEVE_WRITE_TOKEN")
-	}
-	level := slog.LevelInfo
-	if *debug {
-		level = slog.LevelDebug
-	}
-	var h slog.Handler
-	switch *logFormat {
-	case "text":
-		h = slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level})
-	case "json":
-		h = slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: level})
-	default:
-		return fail(stderr, "--log must be text or json, not %q", *logFormat)
-	}
-	logger := slog.New(h)
-
-	var follow *follower
-	if *watch != "" {
-		if *dir == "" {
-			*dir = defaultIndexDir()
+	return func(args []string, stdout, stderr io.Writer) int {
+		if len(args) > 0 {
+			return fail(stderr, "serve takes no arguments (got %q); the index is chosen with --index", args[0])
 		}
-		var err error
-		if follow, err = startFollower(*watch, *dir, stdout, stderr); err != nil {
+		if *token == "" {
+			*token = os.Getenv("BITSIEVE_WRITE_TOKEN")
+		}
+		level := slog.LevelInfo
+		if *debug {
+			level = slog.LevelDebug
+		}
+		var h slog.Handler
+		switch *logFormat {
+		case "text":
+			h = slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level})
+		case "json":
+			h = slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: level})
+		default:
+			return fail(stderr, "--log must be text or json, not %q", *logFormat)
+		}
+		logger := slog.New(h)
+
+		var follow *follower
+		if *watch != "" {
+			if *dir == "" {
+				*dir = defaultIndexDir()
+			}
+			var err error
+			if follow, err = startFollower(*watch, *dir, stdout, stderr); err != nil {
+				return fail(stderr, "%v", err)
+			}
+		}
+		ix, err := openIndex(*dir, stderr)
+		if err != nil {
 			return fail(stderr, "%v", err)
 		}
-	}
-	ix, err := openIndex(*dir, stderr)
-	if err != nil {
-		return fail(stderr, "%v", err)
-	}
-	sample := ix.Dir() == sampleDir()
-	srv, err := web.New(web.Options{Dir: ix.Dir(), Index: ix, Sample: sample, WriteToken: *token, Limits: lim, Logger: logger})
-	if err != nil {
-		ix.Close()
-		return fail(stderr, "%v", err)
-	}
-	defer srv.Close()
-
-	ln, err := net.Listen("tcp", *addr)
-	if err != nil {
-		return fail(stderr, "cannot listen on %s: %v", *addr, err)
-	}
-	if host, _, err := net.SplitHostPort(ln.Addr().String()); err == nil {
-		if ip := net.ParseIP(host); ip != nil && !ip.IsLoopback() {
-			logger.Warn("listening beyond loopback: anyone who can reach this address can search the index", "address", ln.Addr().String())
+		sample := ix.Dir() == sampleDir()
+		srv, err := web.New(web.Options{Dir: ix.Dir(), Index: ix, Sample: sample, WriteToken: *token, Limits: lim, Logger: logger})
+		if err != nil {
+			ix.Close()
+			return fail(stderr, "%v", err)
 		}
-	}
-	fmt.Fprintf(stderr, "bitsieve: serving %d documents at http://%s/ (Ctrl-C to stop)\n", ix.NumDocs(), ln.Addr())
+		defer srv.Close()
 
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	go func() {
-		<-ctx.Done()
-		stop() // a second Ctrl-C stops at once
-	}()
-	if follow != nil {
-		go follow.loop(ctx)
+		ln, err := net.Listen("tcp", *addr)
+		if err != nil {
+			return fail(stderr, "cannot listen on %s: %v", *addr, err)
+		}
+		if host, _, err := net.SplitHostPort(ln.Addr().String()); err == nil {
+			if ip := net.ParseIP(host); ip != nil && !ip.IsLoopback() {
+				logger.Warn("listening beyond loopback: anyone who can reach this address can search the index", "address", ln.Addr().String())
+			}
+		}
+		fmt.Fprintf(stderr, "bitsieve: serving %d documents at http://%s/ (Ctrl-C to stop)\n", ix.NumDocs(), ln.Addr())
+
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		defer stop()
+		go func() {
+			<-ctx.Done()
+			stop() // a second Ctrl-C stops at once
+		}()
+		if follow != nil {
+			go follow.loop(ctx)
+		}
+		if err := srv.Serve(ctx, ln); err != nil {
+			return fail(stderr, "%v", err)
+		}
+		return exitOK
 	}
-	if err := srv.Serve(ctx, ln); err != nil {
-		return fail(stderr, "%v", err)
-	}
-	return exitOK
 }
