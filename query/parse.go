@@ -90,7 +90,10 @@ func column(q string, pos int) int {
 // AND, OR and NOT are operators only in upper case; and, or, not are ordinary
 // words (stop words in English). Parentheses and double quotes are always
 // syntax; a - is a negation only at the start of a word (foo-bar is a word)
-// and must be followed directly by what it negates.
+// and must be followed directly by what it negates. A colon is part of a
+// word (title:x is the text title:x, as the analyzer reads it); the Lucene
+// syntax that would otherwise be read as other words is refused with a
+// message that says what to write instead (see checkLucene).
 //
 // Every word goes through the analyzer, as the documents did. A word that
 // analyzes to one term becomes a Term; one that analyzes to several (foo-bar,

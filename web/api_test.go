@@ -188,6 +188,17 @@ func TestExplainAPI(t *testing.T) {
 	if ex.Hits != want.Hits || ex.Candidates != want.Candidates || len(ex.Terms) != len(want.Terms) || len(ex.Segments) != len(want.Segments) {
 		t.Errorf("explain over HTTP differs from query.Explain: %+v vs %+v", ex, want)
 	}
+
+	// A colon in a word is text: explain shows the one term it became.
+	ex = decode[query.Explanation](t, ts.get(t, "/api/explain?q="+url.QueryEscape("title:whale sea")), http.StatusOK)
+	if ex.Parsed != "title:whale sea" || len(ex.Terms) != 2 || ex.Terms[0].Word != "title:whale" || ex.Terms[0].Term != "title:whal" {
+		t.Errorf("explain of title:whale: parsed %q, terms %+v", ex.Parsed, ex.Terms)
+	}
+	// Lucene syntax that would mean something else is refused, saying so.
+	e := decode[errorBody](t, ts.get(t, "/api/explain?q="+url.QueryEscape(`"white whale"~3`)), http.StatusBadRequest)
+	if e.Error != "bad query" || !strings.Contains(e.Detail, "proximity search is not supported") {
+		t.Errorf("proximity: %+v", e)
+	}
 }
 
 func TestStatsHealthMetrics(t *testing.T) {
