@@ -90,7 +90,10 @@ func column(q string, pos int) int {
 // AND, OR and NOT are operators only in upper case; and, or, not are ordinary
 // words (stop words in English). Parentheses and double quotes are always
 // syntax; a - is a negation only at the start of a word (foo-bar is a word)
-// and must be followed directly by what it negates.
+// and must be followed directly by what it negates. A colon is part of a
+// word (title:x is the text title:x, as the analyzer reads it); the Lucene
+// syntax that would otherwise be read as other words is refused with a
+// message that says what to write instead (see checkLucene).
 //
 // Every word goes through the analyzer, as the documents did. A word that
 // analyzes to one term becomes a Term; one that analyzes to several (foo-bar,
@@ -452,12 +455,18 @@ func (p *parser) parsePrimary() (Node, error) {
 	var err error
 	switch t.kind {
 	case tWord:
+		if err := p.checkLucene(t); err != nil {
+			return nil, err
+		}
 		if strings.HasSuffix(t.text, "*") {
 			n, err = p.prefix(t)
 		} else {
 			n, err = p.analyze(t.text, t.pos, t.text, false)
 		}
 	case tPhrase:
+		if err := p.checkLucene(t); err != nil {
+			return nil, err
+		}
 		n, err = p.analyze(t.text, t.pos, `"`+t.text+`"`, true)
 	case tLParen:
 		p.depth++
@@ -529,6 +538,81 @@ func (p *parser) analyze(text string, pos int, shown string, phrase bool) (Node,
 		Text:    text[toks[0].Start:toks[len(toks)-1].End],
 	})
 	return &p.phrases[len(p.phrases)-1], nil
+}
+
+// checkLucene refuses the Lucene syntax bitsieve does not have, which the
+// analyzer would otherwise quietly turn into other words: a field before a
+// phrase or group (title:"a b", title:(a b)), fuzzy words (whale~,
+// whale~2), boosts (whale^2, "a b"^2) and proximity ("a b"~3). Each message
+// says what to write instead.
+//
+// A colon inside a word is text, not a field: the analyzer keeps title:x,
+// key:value and c:a as one word and finds exactly that text, as it does
+// 10:30, std::vector and URLs, so only a field name directly before a quote
+// or a parenthesis is refused.
+func (p *parser) checkLucene(t token) error {
+	col := column(p.q, t.pos)
+	next := byte(0) // the character right after the token, 0 at the end
+	if p.off < len(p.q) {
+		next = p.q[p.off]
+	}
+	if t.kind == tPhrase {
+		shown := `"` + t.text + `"`
+		switch next {
+		case '~':
+			return p.errorf(ErrSyntax, t.pos, "proximity search is not supported: remove the ~ after %s at column %d to search for the exact phrase, or drop the quotes to find the words anywhere in a document", shown, col)
+		case '^':
+			return p.errorf(ErrSyntax, t.pos, "boosts are not supported: remove the ^ after %s at column %d; every word and phrase counts by its BM25 score", shown, col)
+		}
+		return nil
+	}
+	if name, ok := strings.CutSuffix(t.text, ":"); ok && (next == '"' || next == '(') && isFieldName(name) {
+		return p.errorf(ErrSyntax, t.pos, "fields are not supported: remove %q at column %d and search for what follows it in any part of the documents", t.text, col)
+	}
+	word, num := splitNumberSuffix(t.text)
+	if len(word) < 2 || strings.IndexFunc(word[:len(word)-1], isWordChar) < 0 {
+		return nil // a ~ or ^ with no word before it modifies nothing
+	}
+	op := t.text[len(word)-1:] // ~, ~2, ^2
+	switch {
+	case op[0] == '~':
+		return p.errorf(ErrSyntax, t.pos, "fuzzy search is not supported: write %q at column %d without the %s to search for the word exactly, or quote it to match it as text",
+			t.text, col, op)
+	case op[0] == '^' && num != "":
+		return p.errorf(ErrSyntax, t.pos, "boosts are not supported: write %q at column %d without the %s, or quote it to match it as text",
+			t.text, col, op)
+	}
+	return nil
+}
+
+func isWordChar(r rune) bool { return unicode.IsLetter(r) || unicode.IsNumber(r) }
+
+// isFieldName reports whether s looks like a Lucene field name: a letter,
+// then letters, digits, underscores and dots.
+func isFieldName(s string) bool {
+	for i, r := range s {
+		if !(unicode.IsLetter(r) || i > 0 && (unicode.IsDigit(r) || r == '_' || r == '.')) {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// splitNumberSuffix splits s before the number (digits, then optionally a dot
+// and digits) it ends with; num is "" if it ends with none.
+func splitNumberSuffix(s string) (word, num string) {
+	i := len(s)
+	for i > 0 && s[i-1] >= '0' && s[i-1] <= '9' {
+		i--
+	}
+	if i > 1 && i < len(s) && s[i-1] == '.' && s[i-2] >= '0' && s[i-2] <= '9' {
+		j := i - 1
+		for j > 0 && s[j-1] >= '0' && s[j-1] <= '9' {
+			j--
+		}
+		i = j
+	}
+	return s[:i], s[i:]
 }
 
 // prefix turns a word ending in * into a Prefix.
@@ -935,10 +1019,12 @@ func isBare(s string) bool {
 // PlainWords rewrites text so that Parse reads it as its words only, as a
 // user quoting a document would: the operator characters (quotes,
 // parentheses, stars) become spaces, leading dashes go, and the operator
-// keywords OR, AND and NOT are lowercased (stop words, then).
+// keywords OR, AND and NOT are lowercased (stop words, then). The Lucene
+// marks Parse refuses, ~ and ^, become spaces too: the analyzer splits words
+// at them, so the terms stay the same.
 func PlainWords(text string) string {
 	text = strings.Map(func(r rune) rune {
-		if strings.ContainsRune(`"()*`, r) {
+		if strings.ContainsRune(`"()*~^`, r) {
 			return ' '
 		}
 		return r

@@ -3,6 +3,8 @@ package query
 import (
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -291,6 +293,17 @@ func TestParseErrors(t *testing.T) {
 		{".foo*", ErrSyntax, 0, []string{"single word"}},
 		{"日本*", ErrSyntax, 0, []string{"single word"}},
 
+		// Lucene syntax that bitsieve does not have.
+		{`title:"white whale"`, ErrSyntax, 0, []string{"fields are not supported", `remove "title:" at column 1`}},
+		{`foo -body:(a OR b)`, ErrSyntax, 5, []string{"fields are not supported", `"body:"`, "column 6"}},
+		{`"white whale"~3`, ErrSyntax, 0, []string{"proximity search is not supported", "column 1", "drop the quotes"}},
+		{`foo "white whale"^2`, ErrSyntax, 4, []string{"boosts are not supported", "column 5"}},
+		{"whale~", ErrSyntax, 0, []string{"fuzzy search is not supported", `"whale~"`, "without the ~", "quote it"}},
+		{"foo whale~2", ErrSyntax, 4, []string{"fuzzy search", "without the ~2", "column 5"}},
+		{"whale~0.8", ErrSyntax, 0, []string{"fuzzy search", "without the ~0.8"}},
+		{"(whale^2 OR shark)", ErrSyntax, 1, []string{"boosts are not supported", `"whale^2"`, "without the ^2"}},
+		{"x^1.5", ErrSyntax, 0, []string{"boosts", "without the ^1.5"}},
+
 		{strings.Repeat("(", MaxDepth+1) + "foo" + strings.Repeat(")", MaxDepth+1), ErrTooLarge, MaxDepth, []string{"too deeply nested", fmt.Sprint(MaxDepth)}},
 		{strings.Repeat("x", MaxQueryBytes+1), ErrTooLarge, MaxQueryBytes, []string{"too long", fmt.Sprint(MaxQueryBytes)}},
 	}
@@ -519,5 +532,73 @@ func BenchmarkParse(b *testing.B) {
 		if _, err := Parse(q, a); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestParseColonsAndMarks checks that text with colons, tildes and carets
+// that is not Lucene syntax parses as the words the analyzer makes of it, and
+// that quoting what Parse refuses as Lucene syntax searches for it as text.
+func TestParseColonsAndMarks(t *testing.T) {
+	a := english(t)
+	tests := []struct{ in, want string }{
+		{"title:x", "title:x"}, // one word to the analyzer: the text title:x
+		{"key:value", "key:value"},
+		{"title:whale*", "title:whale*"},
+		{"10:30", "10 30"},
+		{"std::vector", "std vector"},
+		{"Glib::Object::Introspection", "Glib Object Introspection"},
+		{"http://example.com/a", "http example.com"},
+		{`C:\Windows`, "C Windows"},
+		{"Cython: high", "Cython high"},
+		{":writer accessor", "writer accessor"},
+		{"json: \"name\"", "json name"},
+		{"~/bin", "bin"},
+		{"foo ~ bar", "foo bar"},
+		{"foo~bar", "foo bar"},
+		{"x^y", "x y"},
+		{"^2 foo", "2 foo"},
+		{`"title:x"`, "title:x"},
+		{`"whale~2"`, `"whale~2"`},
+		{`"x^2"`, `"x^2"`},
+	}
+	for _, tt := range tests {
+		n, err := Parse(tt.in, a)
+		if err != nil {
+			t.Errorf("Parse(%q): %v", tt.in, err)
+			continue
+		}
+		if got := n.String(); got != tt.want {
+			t.Errorf("Parse(%q) = %s, want %s", tt.in, got, tt.want)
+		}
+	}
+	if got := PlainWords(`title:"a b"~3 whale~2 x^2`); got != "title: a b 3 whale 2 x 2" {
+		t.Errorf("PlainWords: %q", got)
+	}
+}
+
+// TestParseSharedQueries parses every line of the shared query sets: they
+// are plain text, and must stay valid queries.
+func TestParseSharedQueries(t *testing.T) {
+	files, _ := filepath.Glob(filepath.Join("..", "..", "shared", "queries", "*.txt"))
+	if len(files) == 0 {
+		if os.Getenv("CI") != "" {
+			t.Fatal("the query sets of ../shared/queries are missing")
+		}
+		t.Skip("the query sets of ../shared/queries are missing")
+	}
+	a := english(t)
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for i, line := range strings.Split(strings.TrimRight(string(b), "\n"), "\n") {
+			if _, err := Parse(line, a); err != nil {
+				t.Errorf("%s:%d: %q: %v", filepath.Base(f), i+1, line, err)
+			}
+			n++
+		}
+		t.Logf("%s: %d queries", filepath.Base(f), n)
 	}
 }

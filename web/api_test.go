@@ -2,8 +2,12 @@ package web
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -184,6 +188,17 @@ func TestExplainAPI(t *testing.T) {
 	if ex.Hits != want.Hits || ex.Candidates != want.Candidates || len(ex.Terms) != len(want.Terms) || len(ex.Segments) != len(want.Segments) {
 		t.Errorf("explain over HTTP differs from query.Explain: %+v vs %+v", ex, want)
 	}
+
+	// A colon in a word is text: explain shows the one term it became.
+	ex = decode[query.Explanation](t, ts.get(t, "/api/explain?q="+url.QueryEscape("title:whale sea")), http.StatusOK)
+	if ex.Parsed != "title:whale sea" || len(ex.Terms) != 2 || ex.Terms[0].Word != "title:whale" || ex.Terms[0].Term != "title:whal" {
+		t.Errorf("explain of title:whale: parsed %q, terms %+v", ex.Parsed, ex.Terms)
+	}
+	// Lucene syntax that would mean something else is refused, saying so.
+	e := decode[errorBody](t, ts.get(t, "/api/explain?q="+url.QueryEscape(`"white whale"~3`)), http.StatusBadRequest)
+	if e.Error != "bad query" || !strings.Contains(e.Detail, "proximity search is not supported") {
+		t.Errorf("proximity: %+v", e)
+	}
 }
 
 func TestStatsHealthMetrics(t *testing.T) {
@@ -287,5 +302,76 @@ func TestOverload(t *testing.T) {
 	if body := ts.get(t, "/metrics").Body.String(); !strings.Contains(body, `bitsieve_http_rejected_total{reason="queue_full"} 1`) ||
 		!strings.Contains(body, `bitsieve_http_rejected_total{reason="queue_timeout"} 1`) {
 		t.Error("rejections are not counted")
+	}
+}
+
+// TestMetricsFromTheStart scrapes a fresh server, before any search, reload,
+// write or refusal, and finds every metric docs/api.md lists, and every
+// refusal reason and query stage it names as a series at zero. Every
+// bitsieve metric served is documented.
+func TestMetricsFromTheStart(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join("..", "docs", "api.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	documented := map[string]bool{}
+	values := map[string][]string{} // metric → the label values its row names
+	for _, line := range strings.Split(string(doc), "\n") {
+		cols := strings.Split(line, "|")
+		if len(cols) < 4 || !strings.Contains(cols[1], "`bitsieve_") {
+			continue
+		}
+		names := regexp.MustCompile("`(bitsieve_[a-z_]+)`").FindAllStringSubmatch(cols[1], -1)
+		for _, n := range names {
+			documented[n[1]] = true
+		}
+		for _, v := range regexp.MustCompile("`([a-z_]+)`").FindAllStringSubmatch(cols[3], -1) {
+			values[names[0][1]] = append(values[names[0][1]], v[1])
+		}
+	}
+	if len(documented) < 15 {
+		t.Fatalf("found %d metrics in docs/api.md's table; has its layout changed?", len(documented))
+	}
+
+	ts := newTestServer(t, nil)
+	body := ts.get(t, "/metrics").Body.String()
+	served := map[string]bool{}
+	for _, m := range regexp.MustCompile(`(?m)^# TYPE (bitsieve_[a-z_]+) `).FindAllStringSubmatch(body, -1) {
+		served[m[1]] = true
+	}
+	for name := range documented {
+		if !served[name] {
+			t.Errorf("%s is documented but not served before its first event", name)
+		}
+	}
+	for name := range served {
+		if !documented[name] {
+			t.Errorf("%s is served but not in docs/api.md", name)
+		}
+	}
+	for _, want := range []string{
+		`bitsieve_index_reloads_total{result="error"} 0`,
+		`bitsieve_index_writes_total{op="add",result="ok"} 0`,
+		`bitsieve_index_writes_total{op="delete",result="error"} 0`,
+		`bitsieve_http_request_duration_seconds_count{method="GET",route="/search",status="200"} 0`,
+		`go_goroutines `,
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("metrics lack %q", want)
+		}
+	}
+	for _, c := range []struct{ metric, label string }{{"bitsieve_http_rejected_total", "reason"}, {"bitsieve_query_stage_seconds", "stage"}} {
+		if len(values[c.metric]) < 5 {
+			t.Errorf("docs/api.md names %v for %s", values[c.metric], c.metric)
+		}
+		for _, v := range values[c.metric] {
+			series := fmt.Sprintf(`%s{%s="%s"} 0`, c.metric, c.label, v)
+			if strings.HasSuffix(c.metric, "_seconds") {
+				series = fmt.Sprintf(`%s_count{%s="%s"} 0`, c.metric, c.label, v)
+			}
+			if !strings.Contains(body, series) {
+				t.Errorf("metrics lack %s", series)
+			}
+		}
 	}
 }

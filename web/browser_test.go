@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -118,7 +119,7 @@ func TestBrowser(t *testing.T) {
 	b.navigate("search from the home page", chromedp.SendKeys(chromedp.CSS("input[name=q]"), q+"\r"))
 	b.do("results", chromedp.WaitVisible(chromedp.CSS("ol.hits li.hit")))
 	summary := b.text(".summary")
-	if !regexp.MustCompile(`Results 1–10 of [\d,]+ results`).MatchString(summary) {
+	if !regexp.MustCompile(`^Results 1–10 of [\d,]+ \(`).MatchString(summary) {
 		b.errorf("results summary %q", summary)
 	}
 	if n := b.count("ol.hits li.hit"); n != 10 {
@@ -141,6 +142,24 @@ func TestBrowser(t *testing.T) {
 	if s := b.text(".summary"); !strings.Contains(s, "Results 11–") {
 		b.errorf("page 2 summary %q", s)
 	}
+
+	// Past the last page: it says so and links to the last page, whose
+	// range ends at the total (unless the pages stop before the results).
+	b.navigate("a page past the end", chromedp.Navigate(base+"/search?q="+url.QueryEscape(q)+"&page=100000"))
+	if s := b.text(".past-end"); !strings.HasPrefix(s, "No results on page 100,000 — ") {
+		b.errorf("past-end message %q", s)
+	}
+	b.navigate("the last page", chromedp.Click(chromedp.CSS(".past-end a")))
+	b.do("last page", chromedp.WaitVisible(chromedp.CSS("ol.hits li.hit")))
+	m := regexp.MustCompile(`^Results ([\d,]+)–([\d,]+) of ([\d,]+) \(`).FindStringSubmatch(b.text(".summary"))
+	if m == nil || (m[2] != m[3] && b.count("p.note") == 0) {
+		b.errorf("last page summary %q", b.text(".summary"))
+	}
+	if b.count("a.next") != 0 {
+		b.errorf("the last page links to a next page")
+	}
+	b.navigate("page 2 again", chromedp.Navigate(base+searchURL(q, 2)))
+	b.do("page 2 again", chromedp.WaitVisible(chromedp.CSS("ol.hits li.hit")))
 
 	// A document, with every match highlighted.
 	title := b.text("ol.hits li.hit a.title")

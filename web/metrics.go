@@ -7,6 +7,7 @@ import (
 
 	"github.com/bitsieve/bitsieve/index"
 	"github.com/bitsieve/bitsieve/query"
+	"github.com/labstack/echo/v5"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -32,6 +33,18 @@ type metrics struct {
 	reloads                           *prometheus.CounterVec // by result
 	writes                            *prometheus.CounterVec // by operation and result
 }
+
+// The label values each counter and histogram vector is created with, so
+// that every series exists, at zero, from the first scrape: a series that
+// appears only with its first event hides that event from rate() and from
+// alerts on absent metrics.
+var (
+	rejectReasons = []string{"queue_full", "heavy_queue_full", "queue_timeout", "heavy_queue_timeout", "search_timeout", "body_too_large"}
+	queryStages   = []string{"parse", "match", "verify", "rank", "snippet", "total"}
+	reloadResults = []string{"ok", "error"}
+	writeOps      = []string{"add", "delete"}
+	writeResults  = []string{"ok", "error"}
+)
 
 func newMetrics() *metrics {
 	m := &metrics{reg: prometheus.NewRegistry()}
@@ -76,7 +89,29 @@ func newMetrics() *metrics {
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{})} {
 		f(c)
 	}
+	for _, r := range rejectReasons {
+		m.rejected.WithLabelValues(r)
+	}
+	for _, st := range queryStages {
+		m.stages.WithLabelValues(st)
+	}
+	for _, r := range reloadResults {
+		m.reloads.WithLabelValues(r)
+	}
+	for _, op := range writeOps {
+		for _, r := range writeResults {
+			m.writes.WithLabelValues(op, r)
+		}
+	}
 	return m
+}
+
+// initRoutes creates the request series of every route with status 200, so
+// that the request metric is there before the first request ends.
+func (m *metrics) initRoutes(routes echo.Routes) {
+	for _, r := range routes {
+		m.requests.WithLabelValues(r.Path, r.Method, "200")
+	}
 }
 
 func (m *metrics) handler() http.Handler {
@@ -87,6 +122,7 @@ func (m *metrics) observeRequest(route, method string, status int, d time.Durati
 	m.requests.WithLabelValues(route, method, strconv.Itoa(status)).Observe(d.Seconds())
 }
 
+// observeSearch records a search; its stage labels are queryStages.
 func (m *metrics) observeSearch(r *query.Result) {
 	m.stages.WithLabelValues("parse").Observe(r.Stages.Parse.Seconds())
 	m.stages.WithLabelValues("match").Observe(r.Stages.Match.Seconds())

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"embed"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"html/template"
 	"io/fs"
@@ -12,6 +13,7 @@ import (
 	"net/http"
 	"net/url"
 	"path"
+	"strconv"
 	"strings"
 	"time"
 
@@ -162,6 +164,13 @@ type resultsView struct {
 	Prev, Next                        string
 	ExplainURL                        string
 	Capped                            bool // more results exist than pages reach
+	PastEnd                           *pastEnd
+}
+
+// pastEnd is what a results page past the last one shows instead of hits.
+type pastEnd struct {
+	Page, Last int    // the page asked for, and the last page with hits
+	LastURL    string // a link to the last page
 }
 
 type hitView struct {
@@ -186,45 +195,61 @@ type textPiece struct {
 // pageSize is the number of hits on a results page.
 const pageSize = 10
 
+// The page parameter of /search: absent, 0 or negative is the first page
+// (a redirect to it, so the address says what is shown); a page past the last
+// one shows how many pages there are and links to the last; anything but a
+// whole number is a 400.
 func (s *Server) searchPage(c *echo.Context) error {
 	q := queryText(c)
 	if strings.TrimSpace(q) == "" {
 		return c.Redirect(http.StatusFound, "/")
 	}
-	maxPage := s.limits.MaxOffset/pageSize + 1
-	pg, err := intParam(c, "page", 1, 1, maxPage)
+	pg, err := pageParam(c)
 	if err != nil {
 		return err
+	}
+	if pg < 1 {
+		return c.Redirect(http.StatusFound, searchURL(q, 1))
 	}
 	sn, err := s.acquire()
 	if err != nil {
 		return err
 	}
 	defer sn.release()
-	res, err := s.search(c.Request().Context(), sn, query.Request{Query: q, Limit: pageSize, Offset: (pg - 1) * pageSize, Snippets: true})
+	maxPage := s.limits.MaxOffset/pageSize + 1
+	req := query.Request{Query: q, Limit: pageSize, Offset: (pg - 1) * pageSize, Snippets: true}
+	if pg > maxPage { // past any page shown: only the total is needed
+		req = query.Request{Query: q, Limit: 1}
+	}
+	res, err := s.search(c.Request().Context(), sn, req)
 	if err != nil {
 		return err
 	}
-	rv := &resultsView{Total: res.Total, Candidates: res.Candidates, FalsePositives: res.FalsePositives,
-		Took: formatDuration(res.Took), ExplainURL: "/explain?" + url.Values{"q": {q}}.Encode()}
-	for _, h := range res.Hits {
-		title := h.Title
-		if title == "" {
-			title = h.Key
-		}
-		rv.Hits = append(rv.Hits, hitView{Title: title, Key: h.Key, URL: documentURL(h.Key, q), Score: h.Score,
-			Snippet: pieces(h.Snippet, h.Highlights, "")})
-	}
-	if len(res.Hits) > 0 {
-		rv.From = (pg-1)*pageSize + 1
-		rv.To = rv.From + len(res.Hits) - 1
-	}
 	last := min((res.Total+pageSize-1)/pageSize, maxPage)
-	rv.Capped = res.Total > maxPage*pageSize
-	for n := max(1, pg-4); n <= min(last, max(pg+4, 9)); n++ {
+	rv := &resultsView{Total: res.Total, Candidates: res.Candidates, FalsePositives: res.FalsePositives,
+		Took: formatDuration(res.Took), ExplainURL: "/explain?" + url.Values{"q": {q}}.Encode(),
+		Capped: res.Total > maxPage*pageSize}
+	if pg > last && res.Total > 0 {
+		rv.PastEnd = &pastEnd{Page: pg, Last: last, LastURL: searchURL(q, last)}
+	} else {
+		for _, h := range res.Hits {
+			title := h.Title
+			if title == "" {
+				title = h.Key
+			}
+			rv.Hits = append(rv.Hits, hitView{Title: title, Key: h.Key, URL: documentURL(h.Key, q), Score: h.Score,
+				Snippet: pieces(h.Snippet, h.Highlights, "")})
+		}
+	}
+	if len(rv.Hits) > 0 {
+		rv.From = (pg-1)*pageSize + 1
+		rv.To = rv.From + len(rv.Hits) - 1
+	}
+	cur := min(pg, last)
+	for n := max(1, cur-4); n <= min(last, max(cur+4, 9)); n++ {
 		rv.Pages = append(rv.Pages, pageLink{N: n, URL: searchURL(q, n), Current: n == pg})
 	}
-	if pg > 1 {
+	if pg > 1 && pg <= last {
 		rv.Prev = searchURL(q, pg-1)
 	}
 	if pg < last {
@@ -236,6 +261,26 @@ func (s *Server) searchPage(c *echo.Context) error {
 	}
 	return s.render(c, http.StatusOK, "results", &pageData{Title: title, Query: q, Results: rv,
 		Docs: sn.ix.NumDocs(), Segments: len(sn.ix.Segments()), Sample: s.opt.Sample})
+}
+
+// pageParam reads the page parameter: 1 when absent, and any whole number,
+// which searchPage then places among the pages there are.
+func pageParam(c *echo.Context) (int, error) {
+	v := c.QueryParam("page")
+	if v == "" {
+		return 1, nil
+	}
+	n, err := strconv.Atoi(v)
+	if errors.Is(err, strconv.ErrRange) {
+		n, err = math.MaxInt, nil
+		if strings.HasPrefix(v, "-") {
+			n = math.MinInt
+		}
+	}
+	if err != nil {
+		return 0, badRequest("page must be a page number such as 2, not %q", v)
+	}
+	return n, nil
 }
 
 // documentView is one stored document with its matches highlighted.

@@ -1,9 +1,13 @@
 package web
 
 import (
+	"fmt"
+	"html/template"
+	"math"
 	"net/http"
 	"net/url"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -79,9 +83,100 @@ func TestResultsPage(t *testing.T) {
 		!strings.Contains(rec.Body.String(), "unbalanced quote") || !strings.Contains(rec.Body.String(), `value="&#34;white"`) {
 		t.Errorf("bad query page: %d %s", rec.Code, rec.Body.String())
 	}
-	if rec := ts.get(t, "/search?q=sea&page=0"); rec.Code != 400 {
-		t.Errorf("page=0: %d", rec.Code)
+}
+
+// The summary gives the range of results shown whenever there is more than
+// one page: on the first, a middle and a partial last page. One page of
+// results gives just the count.
+func TestResultsPageRange(t *testing.T) {
+	ts := newTestServer(t, nil)
+	total := decode[searchResponse](t, ts.get(t, "/api/search?q=sea&limit=1"), http.StatusOK).Total
+	last := (total + pageSize - 1) / pageSize
+	if total%pageSize == 0 || last < 3 {
+		t.Fatalf("sea has %d results; the test wants a partial last page after at least two full ones", total)
 	}
+	summary := regexp.MustCompile(`(?s)<p class="summary">\s*(.*?)\s*<span`)
+	for _, c := range []struct {
+		page int
+		want string
+	}{
+		{1, fmt.Sprintf("Results 1–10 of <strong>%d</strong>", total)},
+		{2, fmt.Sprintf("Results 11–20 of <strong>%d</strong>", total)},
+		{last, fmt.Sprintf("Results %d–%d of <strong>%d</strong>", (last-1)*pageSize+1, total, total)},
+	} {
+		body := page200(t, ts, searchURL("sea", c.page))
+		if m := summary.FindStringSubmatch(body); m == nil || m[1] != c.want {
+			t.Errorf("page %d of sea: summary %q, want %q", c.page, m, c.want)
+		}
+		if c.page == last && strings.Contains(body, `rel="next"`) {
+			t.Errorf("the last page links to a next page")
+		}
+	}
+	for q, want := range map[string]string{"white whale": "<strong>2</strong> results", "Ishmael": "<strong>1</strong> result", "zebra": "No results"} {
+		body := page200(t, ts, searchURL(q, 1))
+		if m := summary.FindStringSubmatch(body); m == nil || m[1] != want {
+			t.Errorf("%s: summary %q, want %q", q, m, want)
+		}
+	}
+}
+
+// A page past the last says so and links to the last page; page 0 or less
+// is the first page; a page that is not a number is a 400 that does not
+// blame the query.
+func TestResultsPageNumbers(t *testing.T) {
+	ts := newTestServer(t, nil)
+	total := decode[searchResponse](t, ts.get(t, "/api/search?q=sea&limit=1"), http.StatusOK).Total
+	last := (total + pageSize - 1) / pageSize
+	for _, page := range []string{"99", "1002", "99999999999999999999999"} {
+		body := page200(t, ts, "/search?q=sea&page="+page)
+		want := fmt.Sprintf("No results on page %s — there are %d results on %d pages.", formatNumber(page), total, last)
+		if !strings.Contains(body, want) {
+			t.Errorf("page %s: lacks %q", page, want)
+		}
+		if !strings.Contains(body, fmt.Sprintf(`<a href="/search?page=%d&amp;q=sea">Go to the last page, %d</a>`, last, last)) {
+			t.Errorf("page %s: no link to the last page", page)
+		}
+		if strings.Contains(body, "Results 0") || strings.Contains(body, `class="hit"`) || strings.Contains(body, `rel="next"`) {
+			t.Errorf("page %s: shows a range, hits or a next page", page)
+		}
+	}
+	// One result: one page.
+	if body := page200(t, ts, "/search?q=Ishmael&page=2"); !strings.Contains(body, "No results on page 2 — there is 1 result on 1 page.") {
+		t.Errorf("page 2 of one result: %s", body)
+	}
+	// No results at all: the usual advice, whatever the page.
+	if body := page200(t, ts, "/search?q=zebra&page=3"); !strings.Contains(body, "No document matches") || strings.Contains(body, "No results on page") {
+		t.Error("page 3 of no results")
+	}
+
+	for _, page := range []string{"0", "-1", "-99999999999999999999999"} {
+		rec := ts.get(t, "/search?q=sea&page="+page)
+		if rec.Code != http.StatusFound || rec.Header().Get("Location") != "/search?q=sea" {
+			t.Errorf("page=%s: %d to %q, want a redirect to the first page", page, rec.Code, rec.Header().Get("Location"))
+		}
+	}
+	for _, page := range []string{"abc", "2.5", "1e3", " 2"} {
+		rec := ts.get(t, "/search?q=sea&page="+url.QueryEscape(page))
+		body := rec.Body.String()
+		if rec.Code != http.StatusBadRequest || !strings.Contains(body, template.HTMLEscapeString(fmt.Sprintf("page must be a page number such as 2, not %q", page))) {
+			t.Errorf("page=%q: %d %s", page, rec.Code, body)
+		}
+		if strings.Contains(body, "That query cannot be run") || strings.Contains(body, "are understood") {
+			t.Errorf("page=%q: the error page blames the query", page)
+		}
+	}
+	// A bad query still gets the syntax hint.
+	if body := ts.get(t, "/search?q=%22white").Body.String(); !strings.Contains(body, "That query cannot be run") || !strings.Contains(body, "are understood") {
+		t.Error("a bad query's page lacks the syntax hint")
+	}
+}
+
+func formatNumber(s string) string {
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		n = math.MaxInt
+	}
+	return formatInt(n)
 }
 
 // Document text, titles and queries are shown, never interpreted.

@@ -209,6 +209,7 @@ func (s *Server) routes() {
 	e.GET("/healthz", s.healthz)
 	e.GET("/readyz", s.readyz)
 	e.GET("/metrics", echo.WrapHandler(s.metrics.handler()))
+	s.metrics.initRoutes(e.Router().Routes())
 }
 
 // Handler is the server's http.Handler, for tests and embedding.
