@@ -1,0 +1,70 @@
+package corpus
+
+import (
+	"bytes"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// maxTitleRunes is the length past which a title taken from a file is cut, at
+// a word boundary if there is one in its second half, and marked with "…".
+const maxTitleRunes = 100
+
+// byteOrderMark is dropped from the start of a file before its title is
+// looked for.
+var byteOrderMark = []byte("\uFEFF")
+
+// cleanTitle makes s fit for display as a title: invalid UTF-8 becomes
+// U+FFFD, control characters become spaces, runs of white space collapse to
+// one space, and a title longer than maxTitleRunes is cut.
+func cleanTitle(s string) string {
+	s = strings.ToValidUTF8(s, "\uFFFD")
+	s = strings.Join(strings.FieldsFunc(s, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }), " ")
+	if utf8.RuneCountInString(s) <= maxTitleRunes {
+		return s
+	}
+	end, n := 0, 0
+	for i := range s {
+		if n == maxTitleRunes {
+			end = i
+			break
+		}
+		n++
+	}
+	if sp := strings.LastIndexByte(s[:end], ' '); sp > end/2 {
+		end = sp
+	}
+	return strings.TrimRight(s[:end], " ") + "…"
+}
+
+// firstLineTitle returns the first line of text that holds more than white
+// space, cleaned by cleanTitle; "" if there is none.
+func firstLineTitle(text []byte) string {
+	text = bytes.TrimPrefix(text, byteOrderMark)
+	for len(text) > 0 {
+		var line []byte
+		line, text, _ = bytes.Cut(text, []byte("\n"))
+		if len(bytes.TrimSpace(line)) > 0 {
+			return cleanTitle(string(titlePrefix(line)))
+		}
+	}
+	return ""
+}
+
+// titlePrefix returns enough of a line to make a title of it: a minified
+// file can be one line of megabytes. The cut never splits a UTF-8 sequence.
+func titlePrefix(line []byte) []byte {
+	const maxBytes = 8 * maxTitleRunes * utf8.UTFMax
+	if len(line) <= maxBytes {
+		return line
+	}
+	line = line[:maxBytes]
+	for i := 0; i < utf8.UTFMax-1 && len(line) > 0; i++ {
+		if r, size := utf8.DecodeLastRune(line); r != utf8.RuneError || size != 1 {
+			break
+		}
+		line = line[:len(line)-1]
+	}
+	return line
+}
