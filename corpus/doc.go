@@ -67,8 +67,9 @@
 //     ATX ("## Title ##", closing #s dropped) or setext (a line underlined
 //     with === or ---), if nothing of substance comes before it: blank
 //     lines, YAML front matter, HTML comments and markup, and badge images
-//     do not count. Otherwise the title is the first non-empty line.
-//   - any other file: the text as it is, titled by its first non-empty line.
+//     do not count. Otherwise the title is taken as for plain text.
+//   - any other file: the text as it is, titled by its first line that
+//     holds a letter or digit (a line of "{" or "/*" alone names nothing).
 //   - a name ending in .gz is decompressed with compress/gzip and then read
 //     by the name without .gz: index.html.gz is HTML, changelog.Debian.gz
 //     plain text. The key keeps the .gz. The size limit applies to the

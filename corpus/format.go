@@ -10,7 +10,7 @@ import (
 type format int
 
 const (
-	formatPlain    format = iota // the text as it is; titled by its first non-empty line
+	formatPlain    format = iota // the text as it is; titled by its first line with a letter or digit
 	formatHTML                   // .html, .htm, .xhtml: the visible text (see extractHTML)
 	formatMarkdown               // .md, .markdown: the text as it is; titled by its first heading
 )

@@ -110,6 +110,10 @@ func TestFirstLineTitle(t *testing.T) {
 	for _, c := range []struct{ src, want string }{
 		{"first line\nsecond", "first line"},
 		{"\n\n   \t\n  indented\tand  spaced  \r\nnext", "indented and spaced"},
+		{"{\n  \"name\": \"pkg\",\n", `"name": "pkg",`},
+		{"/*\n * Copyright 2024\n */", "* Copyright 2024"},
+		{"-----\n¡¿ü", "¡¿ü"},
+		{"{\n}\n", ""},
 		{"\uFEFFwith a byte-order mark", "with a byte-order mark"},
 		{"bad \xff byte\x01ctl", "bad \uFFFD byte ctl"},
 		{long, strings.TrimSpace(strings.Repeat("word ", 20)) + "…"},

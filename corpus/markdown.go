@@ -11,7 +11,7 @@ import (
 // it. Blank lines, YAML front matter, HTML comments, lines of HTML markup
 // and lines of badge images ("[![build](…)](…)") do not count as substance.
 // A document that does not begin with a heading is titled by its first
-// non-empty line, as plain text is.
+// line with a letter or digit, as plain text is.
 func markdownTitle(text []byte) string {
 	text = bytes.TrimPrefix(text, byteOrderMark)
 	rest := skipFrontMatter(text)

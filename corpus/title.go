@@ -38,15 +38,17 @@ func cleanTitle(s string) string {
 	return strings.TrimRight(s[:end], " ") + "…"
 }
 
-// firstLineTitle returns the first line of text that holds more than white
-// space, cleaned by cleanTitle; "" if there is none.
+// firstLineTitle returns the first line of text that holds a letter or a
+// digit, cleaned by cleanTitle; "" if there is none. Lines of punctuation
+// alone ("{", "/*", "-----") name nothing.
 func firstLineTitle(text []byte) string {
 	text = bytes.TrimPrefix(text, byteOrderMark)
 	for len(text) > 0 {
 		var line []byte
 		line, text, _ = bytes.Cut(text, []byte("\n"))
-		if len(bytes.TrimSpace(line)) > 0 {
-			return cleanTitle(string(titlePrefix(line)))
+		line = titlePrefix(line)
+		if bytes.ContainsFunc(line, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) {
+			return cleanTitle(string(line))
 		}
 	}
 	return ""
