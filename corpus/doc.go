@@ -70,6 +70,11 @@
 //     do not count. Otherwise the title is taken as for plain text.
 //   - any other file: the text as it is, titled by its first line that
 //     holds a letter or digit (a line of "{" or "/*" alone names nothing).
+//     When that line mentions a copyright or an SPDX license identifier,
+//     the paragraph it opens is a license header, as at the top of most
+//     source files, and the title is the first such line after it: a Go
+//     file is titled by its package comment or clause, not by
+//     "// Copyright 2009 The Go Authors".
 //   - a name ending in .gz is decompressed with compress/gzip and then read
 //     by the name without .gz: index.html.gz is HTML, changelog.Debian.gz
 //     plain text. The key keeps the .gz. The size limit applies to the

@@ -40,18 +40,47 @@ func cleanTitle(s string) string {
 
 // firstLineTitle returns the first line of text that holds a letter or a
 // digit, cleaned by cleanTitle; "" if there is none. Lines of punctuation
-// alone ("{", "/*", "-----") name nothing.
+// alone ("{", "/*", "-----") name nothing. A license header is passed over:
+// when that first line mentions a copyright or an SPDX license identifier,
+// as the first line of most source files does, the lines up to the next
+// blank line are the header, and the title is sought after it (it stays the
+// header's first line if nothing follows).
 func firstLineTitle(text []byte) string {
 	text = bytes.TrimPrefix(text, byteOrderMark)
-	for len(text) > 0 {
+	first, rest := titleLine(text)
+	if first == nil || !isLicenseLine(first) {
+		return cleanTitle(string(first))
+	}
+	for len(rest) > 0 {
 		var line []byte
+		line, rest, _ = bytes.Cut(rest, []byte("\n"))
+		if len(bytes.TrimSpace(line)) == 0 {
+			break
+		}
+	}
+	if next, _ := titleLine(rest); next != nil {
+		return cleanTitle(string(next))
+	}
+	return cleanTitle(string(first))
+}
+
+// titleLine returns the first line of text that holds a letter or a digit
+// (cut by titlePrefix), and the text after it; nil if there is none.
+func titleLine(text []byte) (line, rest []byte) {
+	for len(text) > 0 {
 		line, text, _ = bytes.Cut(text, []byte("\n"))
 		line = titlePrefix(line)
 		if bytes.ContainsFunc(line, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) {
-			return cleanTitle(string(line))
+			return line, text
 		}
 	}
-	return ""
+	return nil, nil
+}
+
+// isLicenseLine reports whether line opens a license header.
+func isLicenseLine(line []byte) bool {
+	l := bytes.ToLower(line)
+	return bytes.Contains(l, []byte("copyright")) || bytes.Contains(l, []byte("spdx-license-identifier"))
 }
 
 // titlePrefix returns enough of a line to make a title of it: a minified
