@@ -7,7 +7,8 @@
 //
 // Read dispatches on what a path names:
 //
-//   - a directory: Walk, one document per regular text file;
+//   - a directory: Walk, one document per regular text file (HTML as its
+//     visible text, .gz files decompressed; see File formats);
 //   - a file ending in .jsonl or .ndjson, optionally followed by .gz, .zst or
 //     .zstd: ReadJSONL, one document per line;
 //   - any other regular file: one document (Walk on that file).
@@ -40,10 +41,72 @@
 //     the bytes not part of valid UTF-8 (mostly-UTF-8 text with a few stray
 //     Latin-1 bytes is kept; the analyzer turns the stray bytes into spaces);
 //   - skips files and directories it may not read, and goes on;
-//   - applies the WalkOptions.Include and Exclude glob patterns.
+//   - applies the WalkOptions.Include and Exclude glob patterns;
+//   - skips what .gitignore files exclude, unless WalkOptions.NoIgnore (see
+//     below).
 //
 // A root that is a regular file yields that one file, keyed by its base name;
-// the size and binary checks apply to it, the hidden and glob filters do not.
+// the size and binary checks apply to it, the hidden, glob and .gitignore
+// filters do not.
+//
+// # File formats
+//
+// What a file contributes is decided by its name (any case):
+//
+//   - .html, .htm, .xhtml: the visible text. The markup is tokenized with
+//     golang.org/x/net/html, which recovers from malformed markup as
+//     browsers do; script, style, noscript and template elements are dropped
+//     with their content, and so are comments; block elements (p, div, li,
+//     h1–h6, br, tr, pre, table, section and the like) start a new line or
+//     paragraph, so snippets read like the page; white space collapses
+//     except inside pre; character references are decoded; there is never
+//     more than one blank line in a row. The title is the first <title>,
+//     else the first <h1>; a <title> is also the first line of the text
+//     (unless the text already begins with it), so its words are found.
+//   - .md, .markdown: the text as it is. The title is the first heading,
+//     ATX ("## Title ##", closing #s dropped) or setext (a line underlined
+//     with === or ---), if nothing of substance comes before it: blank
+//     lines, YAML front matter, HTML comments and markup, and badge images
+//     do not count. Otherwise the title is taken as for plain text.
+//   - any other file: the text as it is, titled by its first line that
+//     holds a letter or digit (a line of "{" or "/*" alone names nothing).
+//     When that line mentions a copyright or an SPDX license identifier,
+//     the paragraph it opens is a license header, as at the top of most
+//     source files, and the title is the first such line after it: a Go
+//     file is titled by its package comment or clause, not by
+//     "// Copyright 2009 The Go Authors".
+//   - a name ending in .gz is decompressed with compress/gzip and then read
+//     by the name without .gz: index.html.gz is HTML, changelog.Debian.gz
+//     plain text. The key keeps the .gz. The size limit applies to the
+//     compressed file and again to the decompressed bytes, so a
+//     decompression bomb is skipped as too-large ("more than N bytes
+//     decompressed"), and the binary checks apply to the decompressed
+//     bytes. A damaged or truncated stream is skipped as corrupt, with the
+//     decompressor's error as detail.
+//
+// Titles taken from files have white space collapsed, control characters
+// and invalid UTF-8 replaced, and are cut at a word boundary to about 100
+// characters, marked with "…". A file with no text has an empty title.
+//
+// # .gitignore
+//
+// A directory walk skips, as git does, the files and directories that the
+// .gitignore files of the tree exclude, and those in .git/info/exclude. The
+// patterns of a .gitignore apply to the directory that holds it and below,
+// relative to that directory; a deeper file overrides a shallower one and a
+// later line an earlier one ("!keep.txt" re-includes); "build/" matches
+// directories only; nothing under an excluded directory is read, whatever
+// a deeper pattern says. If the walk root lies inside a repository (a
+// directory above it holds .git), the .gitignore files between the
+// repository's top and the root apply too, and .git/info/exclude is the
+// repository's. The global excludes file (core.excludesFile) is not read.
+// Ignored entries are reported in Stats with the reason "ignored", a
+// directory once, like hidden or excluded ones, so a verbose listing shows
+// why a file is missing. WalkOptions.NoIgnore turns all this off. The
+// .gitignore files themselves are hidden files, and are not indexed unless
+// WalkOptions.IncludeHidden. A partial walk (WalkOptions.Only) reads the
+// .gitignore files of the directories on its way, so it skips exactly what a
+// full walk skips.
 //
 // # JSONL
 //

@@ -2,7 +2,9 @@ package corpus
 
 import (
 	"bytes"
+	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // FuzzReadJSONL checks that no input makes the JSONL reader panic or fail
@@ -39,6 +41,29 @@ func FuzzReadJSONL(f *testing.F) {
 		}
 		if st.Docs+len(st.Skipped) != nonBlank {
 			t.Errorf("%d documents + %d skipped, want %d non-blank lines", st.Docs, len(st.Skipped), nonBlank)
+		}
+	})
+}
+
+// FuzzExtract checks that no file content makes a format's extraction panic,
+// and that every title is one line of valid UTF-8 no longer than
+// maxTitleRunes plus its "…". The text of HTML never holds more than one
+// blank line in a row.
+func FuzzExtract(f *testing.F) {
+	f.Add([]byte("<title>T</title><script>x</script><p>a &amp; b</p><pre>\n\n\n</pre>"))
+	f.Add([]byte("<p>open <b>bold</p></div><!-- never closed"))
+	f.Add([]byte("---\nfront: matter\n---\n# Heading #\n"))
+	f.Add([]byte("Setext\n===\n"))
+	f.Add([]byte("// Copyright 2024\n\npackage x\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		for _, fm := range []format{formatPlain, formatHTML, formatMarkdown} {
+			title, text := fm.extract(data)
+			if !utf8.ValidString(title) || strings.ContainsAny(title, "\r\n") || utf8.RuneCountInString(title) > maxTitleRunes+1 {
+				t.Errorf("format %d: title %q", fm, title)
+			}
+			if fm == formatHTML && bytes.Contains(text, []byte("\n\n\n")) {
+				t.Errorf("HTML text holds two blank lines in a row: %q", text)
+			}
 		}
 	})
 }

@@ -20,6 +20,8 @@ const (
 	SkipBinary     SkipReason = "binary"      // NUL byte in the first 8 KiB, or > 1% invalid UTF-8
 	SkipUnreadable SkipReason = "unreadable"  // could not be opened, read or listed (permission, I/O error, vanished)
 	SkipExcluded   SkipReason = "excluded"    // matched an Exclude pattern, or no Include pattern
+	SkipIgnored    SkipReason = "ignored"     // excluded by a .gitignore file or .git/info/exclude (and NoIgnore is off)
+	SkipCorrupt    SkipReason = "corrupt"     // a .gz file whose stream is damaged or truncated
 )
 
 // Reasons for skipping a JSONL line.

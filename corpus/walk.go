@@ -1,6 +1,7 @@
 package corpus
 
 import (
+	"compress/gzip"
 	"errors"
 	"fmt"
 	"io"
@@ -25,6 +26,11 @@ type WalkOptions struct {
 	// IncludeHidden reads entries whose name starts with '.'. Version-control
 	// directories (.git, .hg, .svn, .bzr, .jj) are skipped all the same.
 	IncludeHidden bool
+
+	// NoIgnore reads the files and directories that .gitignore files and
+	// .git/info/exclude exclude; by default a directory walk skips them, as
+	// git does (see the package documentation).
+	NoIgnore bool
 
 	// Include, when not empty, keeps only the regular files that match at
 	// least one pattern; directories are always entered. Exclude skips files
@@ -86,6 +92,10 @@ func Walk(root string, opt WalkOptions, fn func(Document) error) (Stats, error) 
 		if entries, err = os.ReadDir(root); err != nil {
 			return w.st, fmt.Errorf("corpus: cannot list directory %s: %w", root, pathErr(err))
 		}
+		if !opt.NoIgnore {
+			w.ignore = newIgnoreRules(root)
+			w.ignore.enter(root, "")
+		}
 		err = w.entries(root, "", entries)
 	case info.Mode().IsRegular():
 		err = w.file(root, filepath.Base(root), info)
@@ -101,6 +111,7 @@ type walker struct {
 	hidden           bool
 	include, exclude []glob
 	only             []string
+	ignore           *ignoreRules // nil: .gitignore files are not honoured
 	st               Stats
 }
 
@@ -111,6 +122,9 @@ func (w *walker) dir(full, rel string) error {
 	entries, err := os.ReadDir(full)
 	if err != nil {
 		w.st.skip(Skip{Path: rel, Reason: SkipUnreadable, Detail: pathErr(err).Error()})
+	}
+	if w.ignore != nil {
+		defer w.ignore.leave(w.ignore.enter(full, rel))
 	}
 	return w.entries(full, rel, entries)
 }
@@ -136,6 +150,8 @@ func (w *walker) entries(dir, prefix string, entries []fs.DirEntry) error {
 			w.st.skip(Skip{Path: rel, Reason: SkipHidden})
 		case matchAny(w.exclude, rel):
 			w.st.skip(Skip{Path: rel, Reason: SkipExcluded})
+		case w.ignore != nil && w.ignore.ignored(rel, typ.IsDir()):
+			w.st.skip(Skip{Path: rel, Reason: SkipIgnored})
 		case typ&fs.ModeSymlink != 0:
 			w.st.skip(Skip{Path: rel, Reason: SkipSymlink})
 		case typ.IsDir():
@@ -182,16 +198,14 @@ func (w *walker) file(full, rel string, info fs.FileInfo) error {
 		w.st.skip(Skip{Path: rel, Reason: SkipNotRegular, Detail: info.Mode().Type().String()})
 		return nil
 	}
-	text, reason, err := w.read(f, info.Size())
-	if reason != "" {
-		s := Skip{Path: rel, Reason: reason}
-		if err != nil {
-			s.Detail = pathErr(err).Error()
-		}
-		w.st.skip(s)
+	content, size, skip := w.content(f, info.Size(), full)
+	if skip.Reason != "" {
+		skip.Path = rel
+		w.st.skip(skip)
 		return nil
 	}
-	d := Document{Key: rel, Text: text, Size: int64(len(text)), ModTime: info.ModTime()}
+	title, text := formatOf(full).extract(content)
+	d := Document{Key: rel, Title: title, Text: text, Size: size, ModTime: info.ModTime()}
 	if err := w.fn(d); err != nil {
 		return err
 	}
@@ -214,6 +228,60 @@ func (w *walker) inScope(rel string, dir bool) bool {
 }
 
 func (w *walker) tooLarge(n int64) bool { return w.max >= 0 && n > w.max }
+
+// content reads the content of the open file f, of the given size, named
+// name: decompressed if the name ends in .gz. It returns the content and the
+// size of the source (the bytes read, or the compressed size), or, in
+// skip.Reason and skip.Detail, why the file is not read.
+func (w *walker) content(f io.Reader, size int64, name string) ([]byte, int64, Skip) {
+	if !isGzip(name) {
+		text, reason, err := w.read(f, size)
+		if reason != "" {
+			return nil, 0, Skip{Reason: reason, Detail: errDetail(err)}
+		}
+		return text, int64(len(text)), Skip{}
+	}
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		return nil, 0, gzipSkip(err)
+	}
+	defer zr.Close()
+	hint := 3 * size // text compresses 3 to 10 times
+	if w.max >= 0 {
+		hint = min(hint, w.max)
+	}
+	text, reason, err := w.read(zr, hint)
+	switch {
+	case reason == SkipTooLarge:
+		return nil, 0, Skip{Reason: SkipTooLarge, Detail: fmt.Sprintf("more than %d bytes decompressed", w.max)}
+	case reason == SkipUnreadable:
+		return nil, 0, gzipSkip(err)
+	case reason != "":
+		return nil, 0, Skip{Reason: reason}
+	}
+	return text, size, Skip{}
+}
+
+// gzipSkip classifies an error met reading a gzip file: a damaged stream is
+// corrupt, a failure to read the file itself (an I/O error) unreadable.
+func gzipSkip(err error) Skip {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return Skip{Reason: SkipUnreadable, Detail: errDetail(err)}
+	}
+	if err == io.EOF {
+		return Skip{Reason: SkipCorrupt, Detail: "empty file, no gzip header"}
+	}
+	return Skip{Reason: SkipCorrupt, Detail: errDetail(err)}
+}
+
+// errDetail is the Detail of a skip caused by err ("" for none).
+func errDetail(err error) string {
+	if err == nil {
+		return ""
+	}
+	return pathErr(err).Error()
+}
 
 // read reads a file of the given (expected) size. It stops early, with a skip
 // reason, at a NUL byte in the first sniffLen bytes or when the file has grown

@@ -172,7 +172,7 @@ func TestWalk(t *testing.T) {
 	var total int64
 	for _, d := range docs {
 		total += int64(len(d.Text))
-		if d.Size != int64(len(d.Text)) || d.ModTime.IsZero() || d.Title != "" {
+		if title, _ := formatOf(d.Key).extract(d.Text); d.Size != int64(len(d.Text)) || d.ModTime.IsZero() || d.Title != title {
 			t.Errorf("%q: Size %d, len(Text) %d, ModTime %v, Title %q", d.Key, d.Size, len(d.Text), d.ModTime, d.Title)
 		}
 	}

@@ -33,6 +33,7 @@ func runIndex(fs *pflag.FlagSet) runFunc {
 	maxSize := fs.Int64("max-file-size", corpus.DefaultMaxFileSize, "skip files larger than this many bytes")
 	hidden := fs.Bool("hidden", false, "also index hidden files and directories (.git and other VCS directories are always skipped)")
 	prune := fs.Bool("prune", false, "also delete documents of other sources (other directories, JSONL files, the write API) that this run did not see: the index then holds exactly the PATHs given")
+	noIgnore := fs.Bool("no-ignore", false, "index files that .gitignore files exclude")
 	rebuild := fs.Bool("rebuild", false, "build the index afresh instead of updating it (the old index serves until the new one is complete)")
 	watch := fs.Bool("watch", false, "after indexing, keep following the directory (one PATH) until interrupted")
 	verbose := fs.Bool("verbose", false, "list every skipped file with its reason")
@@ -80,7 +81,7 @@ func runIndex(fs *pflag.FlagSet) runFunc {
 		job := &indexJob{
 			dir:     *dir,
 			paths:   paths,
-			walk:    corpus.WalkOptions{MaxFileSize: *maxSize, IncludeHidden: *hidden, Include: include, Exclude: exclude},
+			walk:    corpus.WalkOptions{MaxFileSize: *maxSize, IncludeHidden: *hidden, NoIgnore: *noIgnore, Include: include, Exclude: exclude},
 			rebuild: *rebuild,
 			prune:   *prune,
 			stderr:  stderr,
