@@ -30,7 +30,8 @@ import (
 // found through the forward entry's skips, which also give the byte offset
 // of every 8th term's list. The marks let a snippet segment the text from
 // a nearby token instead of from the start: segmentation from mark c's
-// offset finds that token first, at its position.
+// offset finds that token first, at its position, when the analyzer is
+// Restartable (tokenize).
 
 // MarkStride is the number of kept tokens between two marks of a positions
 // entry.
@@ -319,7 +320,8 @@ func (r *PositionReader) Marks() int { return len(r.mpos) }
 
 // Mark returns mark c of the document last given to ReadMarks: the byte
 // offset in its text of kept token c·MarkStride, and that token's position.
-// Analysis of the text from that offset finds the token first.
+// Analysis of the text from that offset finds the token first, when the
+// analyzer is Restartable (tokenize).
 func (r *PositionReader) Mark(c int) (offset, pos int) { return int(r.moff[c]), int(r.mpos[c]) }
 
 func (s *Segment) badPositions(doc int, detail string) error {

@@ -27,8 +27,11 @@ type bruteDoc struct {
 	at    map[int]string // position → term
 }
 
-func analyzeAll(docs []index.Document) []bruteDoc {
-	a := tokenize.MustNew("english")
+func analyzeAll(docs []index.Document) []bruteDoc { return analyzeWith(docs, "english") }
+
+// analyzeWith analyzes docs with the named analyzer.
+func analyzeWith(docs []index.Document, lang string) []bruteDoc {
+	a := tokenize.MustNew(lang)
 	out := make([]bruteDoc, len(docs))
 	for i, d := range docs {
 		b := bruteDoc{key: d.Key, terms: map[string]bool{}, at: map[int]string{}}
@@ -86,6 +89,15 @@ func (q *gq) eval(a *tokenize.Analyzer, d *bruteDoc) (bool, bool) {
 		toks := q.toks
 		if len(toks) == 0 {
 			return false, false
+		}
+		if q.op == "word" && len(toks) > 1 {
+			// A bare word the analyzer splits is the And of its terms.
+			for _, t := range toks {
+				if !d.terms[t.Term] {
+					return false, true
+				}
+			}
+			return true, true
 		}
 		for _, s := range d.toks {
 			if s.Term != toks[0].Term {
@@ -305,9 +317,9 @@ func treatments(t *testing.T, dir string) (private, shared, lists int) {
 // checkExactIn runs n generated queries on the index in dir, whose live
 // documents are docs, and compares each with brute force.
 func checkExactIn(t *testing.T, dir string, docs []index.Document, n int, seed uint64) {
-	_, s := openSearcher(t, dir)
-	bd := analyzeAll(docs)
-	a := tokenize.MustNew("english")
+	ix, s := openSearcher(t, dir)
+	bd := analyzeWith(docs, ix.Analyzer())
+	a := tokenize.MustNew(ix.Analyzer())
 	g := &queryGen{r: rand.New(rand.NewPCG(seed, 7)), docs: docs, bd: bd}
 	ran, fps, cands, nonEmpty := 0, 0, 0, 0
 	for ran < n {
@@ -413,6 +425,72 @@ func TestExactGenerated(t *testing.T) {
 	docs := genCorpus(6000, 1)
 	// A small capacity makes many segments with shared rows at every density.
 	checkExact(t, docs, index.WriterOptions{Capacity: 1500}, 1000, 11)
+}
+
+// genCodeCorpus makes source-like documents: lines of identifiers in
+// camel, snake and upper case, qualified by ., ::, -> and /, with numbers,
+// over a Zipfian vocabulary of parts.
+func genCodeCorpus(n int, seed uint64) []index.Document {
+	r := rand.New(rand.NewPCG(seed, 5))
+	syll := []string{"wa", "it", "gro", "up", "add", "mu", "tex", "lo", "ck", "ser", "ver", "url", "id", "http", "rd"}
+	parts := make([]string, 400)
+	for i := range parts {
+		var b strings.Builder
+		for j := 0; j < 1+r.IntN(3); j++ {
+			b.WriteString(syll[r.IntN(len(syll))])
+		}
+		if r.IntN(8) == 0 {
+			fmt.Fprint(&b, r.IntN(100))
+		}
+		parts[i] = b.String()
+	}
+	zipf := rand.NewZipf(r, 1.1, 2, uint64(len(parts)-1))
+	part := func() string { return parts[zipf.Uint64()] }
+	ident := func() string {
+		var b strings.Builder
+		k := 1 + r.IntN(3)
+		style := r.IntN(4)
+		for j := 0; j < k; j++ {
+			p := part()
+			switch {
+			case style == 1 && j > 0:
+				b.WriteString("_")
+			case style == 2:
+				p = strings.ToUpper(p)
+				if j > 0 {
+					b.WriteString("_")
+				}
+			case style != 1 && (j > 0 || r.IntN(2) == 0):
+				p = strings.ToUpper(p[:1]) + p[1:]
+			}
+			b.WriteString(p)
+		}
+		return b.String()
+	}
+	seps := []string{".", ".", "::", "->", "/", " ", " ", "(", ") ", ", ", " = ", "\n\t", "\n"}
+	keywords := []string{"if", "for", "return", "func", "var", "go"}
+	docs := make([]index.Document, n)
+	for i := range docs {
+		var b strings.Builder
+		for range 1 + r.IntN(1<<uint(1+r.IntN(8))) {
+			if r.IntN(6) == 0 {
+				b.WriteString(keywords[r.IntN(len(keywords))])
+			} else {
+				b.WriteString(ident())
+			}
+			b.WriteString(seps[r.IntN(len(seps))])
+		}
+		docs[i] = index.Document{Key: fmt.Sprintf("code/%05d.go", i), Text: []byte(b.String())}
+	}
+	return docs
+}
+
+// TestExactGeneratedCode runs the generated queries on source-like text
+// indexed with the code analyzer, whose identifiers hold their whole word
+// and their parts at consecutive positions.
+func TestExactGeneratedCode(t *testing.T) {
+	docs := genCodeCorpus(3000, 4)
+	checkExact(t, docs, index.WriterOptions{Analyzer: "code", Capacity: 1000}, 800, 41)
 }
 
 // TestExactGeneratedLists runs the generated queries with rare terms in

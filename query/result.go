@@ -51,6 +51,7 @@ type Hit struct {
 	Score      float64 `json:"score"`
 	Snippet    string  `json:"snippet"`              // plain text excerpt
 	Highlights []Range `json:"highlights,omitempty"` // byte ranges of Snippet to highlight
+	Line       int     `json:"line,omitempty"`       // 1-based line of the document where the snippet's first highlight is; 0 when it has none
 }
 
 // Range is a half-open byte range [Start, End).

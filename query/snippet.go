@@ -1,6 +1,7 @@
 package query
 
 import (
+	"bytes"
 	"slices"
 	"unicode/utf8"
 
@@ -196,8 +197,11 @@ func (s *Searcher) snippet(h *Hit, seg *index.Segment, si, doc int, q *compiled,
 		}
 	}
 
-	// Analyze from the mark before the one that precedes the window; read
-	// only the part of the text that analysis and the window need.
+	// Analyze from the mark before the one that precedes the window (from
+	// the start of the text when the analyzer cannot start at a token);
+	// read only the part of the text that analysis and the window need.
+	an := s.analyzers.Get().(*tokenize.Analyzer)
+	defer s.analyzers.Put(an)
 	textLen := seg.Doc(doc).TextLen
 	from, base, to := 0, 0, textLen
 	if anchor >= 0 {
@@ -213,13 +217,18 @@ func (s *Searcher) snippet(h *Hit, seg *index.Segment, si, doc int, q *compiled,
 			}
 			c++
 		}
-		from, base = r.Mark(max(0, c-1))
+		if an.Restartable() {
+			from, base = r.Mark(max(0, c-1))
+		}
 		if c+1 < r.Marks() {
 			to, _ = r.Mark(c + 1)
 		}
 	}
 	to = min(textLen, to+SnippetBytes+64)
-	return seg.WithTextRange(doc, from, min(textLen, to+256), func(text []byte, at int) error {
+	// The first highlight's offset in the document, and the newlines before
+	// it in the text read from textAt on, for Hit.Line.
+	hlAt, textAt, lines := -1, 0, 0
+	err := seg.WithTextRange(doc, from, min(textLen, to+256), func(text []byte, at int) error {
 		// text holds the document's bytes from at on: offsets below are the
 		// document's, text[x-at] its byte x.
 		end := min(at+len(text), to+256)
@@ -229,14 +238,12 @@ func (s *Searcher) snippet(h *Hit, seg *index.Segment, si, doc int, q *compiled,
 		// The words of the region by position; the matches are known by
 		// position already, so nothing is stemmed.
 		var words []Range // words[i]: the word at position base+i (End 0: none)
-		an := s.analyzers.Get().(*tokenize.Analyzer)
 		an.Words(text[from-at:to-at], func(p, start, end int) {
 			for len(words) < p {
 				words = append(words, Range{})
 			}
 			words = append(words, Range{from + start, from + end})
 		})
-		s.analyzers.Put(an)
 		word := func(p uint32) (Range, bool) {
 			if i := int(p) - base; i >= 0 && i < len(words) && words[i].End > 0 {
 				return words[i], true
@@ -265,17 +272,33 @@ func (s *Searcher) snippet(h *Hit, seg *index.Segment, si, doc int, q *compiled,
 			}
 			marks = append(marks, Range{first.Start, last.End})
 		}
-		h.Snippet, h.Highlights = makeSnippet(text, at, textLen, ws, mergeRanges(marks), SnippetBytes)
+		h.Snippet, h.Highlights, hlAt = makeSnippet(text, at, textLen, ws, mergeRanges(marks), SnippetBytes)
+		if hlAt >= 0 {
+			textAt, lines = at, bytes.Count(text[:hlAt-at], []byte{'\n'})
+		}
 		return nil
 	})
+	if err != nil || hlAt < 0 {
+		return err
+	}
+	h.Line = 1 + lines
+	if textAt > 0 {
+		// A long text read from a later block: count the blocks before.
+		err = seg.WithTextRange(doc, 0, textAt, func(text []byte, at int) error {
+			h.Line += bytes.Count(text[:textAt-at], []byte{'\n'})
+			return nil
+		})
+	}
+	return err
 }
 
 // makeSnippet cuts the window of about width bytes from ws, widened to word
 // boundaries, and returns it with the ranges (ascending) that lie inside
-// it. text holds bytes at.. of a document of textLen bytes; ws and the
+// it, and the document offset of the first of those ranges (-1 when none
+// is). text holds bytes at.. of a document of textLen bytes; ws and the
 // ranges are offsets in the document. Whitespace and control characters
 // collapse to single spaces; "…" marks cut ends.
-func makeSnippet(text []byte, at, textLen, ws int, marks []Range, width int) (string, []Range) {
+func makeSnippet(text []byte, at, textLen, ws int, marks []Range, width int) (string, []Range, int) {
 	ws -= at
 	we := min(len(text), ws+width)
 	// Snap to word boundaries and rune starts.
@@ -326,12 +349,16 @@ func makeSnippet(text []byte, at, textLen, ws int, marks []Range, width int) (st
 		out = append(out, "…"...)
 	}
 	var rs []Range
+	first := -1
 	for _, m := range marks {
 		if s, e := m.Start-at, m.End-at; s >= ws && e <= we {
+			if first < 0 {
+				first = m.Start
+			}
 			rs = append(rs, Range{lands[s-ws], lands[e-ws]})
 		}
 	}
-	return string(validUTF8(out)), rs
+	return string(validUTF8(out)), rs, first
 }
 
 func isSpace(c byte) bool { return c == ' ' || c == '\n' || c == '\t' || c == '\r' }

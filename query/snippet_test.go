@@ -15,7 +15,7 @@ func TestSnippetHighlights(t *testing.T) {
 	text := []byte(strings.Repeat("filler words here.\n", 40) + "A Bloom\n\n   filter\tis a set.\n" + strings.Repeat("more filler text. ", 40))
 	hl := &highlighter{words: map[string]bool{"bloom": true, "filter": true}}
 	rs := hl.ranges(a.Analyze(nil, text))
-	snip, rs := makeSnippet(text, 0, len(text), rs[0].Start-SnippetBytes/4, rs, SnippetBytes)
+	snip, rs, _ := makeSnippet(text, 0, len(text), rs[0].Start-SnippetBytes/4, rs, SnippetBytes)
 	if len(rs) != 2 {
 		t.Fatalf("%d highlights in %q, want 2", len(rs), snip)
 	}
@@ -37,8 +37,8 @@ func TestSnippetShortText(t *testing.T) {
 	a := tokenize.MustNew("english")
 	text := []byte("Hash tables")
 	hl := &highlighter{words: map[string]bool{"tabl": true}}
-	snip, rs := makeSnippet(text, 0, len(text), 0, hl.ranges(a.Analyze(nil, text)), SnippetBytes)
-	if snip != "Hash tables" || len(rs) != 1 || snip[rs[0].Start:rs[0].End] != "tables" {
+	snip, rs, first := makeSnippet(text, 0, len(text), 0, hl.ranges(a.Analyze(nil, text)), SnippetBytes)
+	if snip != "Hash tables" || len(rs) != 1 || snip[rs[0].Start:rs[0].End] != "tables" || first != 5 {
 		t.Fatalf("got %q %v", snip, rs)
 	}
 }
@@ -108,5 +108,51 @@ func TestSnippetLongText(t *testing.T) {
 	h := res.Hits[0]
 	if len(h.Highlights) != 1 || h.Snippet[h.Highlights[0].Start:h.Highlights[0].End] != "Bloom" {
 		t.Fatalf("got %q %v", h.Snippet, h.Highlights)
+	}
+}
+
+// TestHitLine: a hit gives the line of its snippet's first highlight, in
+// short texts, in long ones read from a later store block, and with the
+// code analyzer, whose snippets are analyzed from the text's start.
+func TestHitLine(t *testing.T) {
+	lines := func(n int, s string) string { return strings.Repeat(s+"\n", n) }
+	tests := []struct {
+		lang, text, query, highlight string
+		line                         int
+	}{
+		{"english", "Bloom filter", "bloom", "Bloom", 1},
+		{"english", lines(4, "lorem ipsum") + "a Bloom\nfilter", `"bloom filter"`, "Bloom filter", 5},
+		{"english", lines(3000, "lorem ipsum dolor sit amet") + "the Bloom filter", "bloom", "Bloom", 3001},
+		{"english", lines(20, "lorem") + "whale\n" + lines(3000, "lorem ipsum dolor sit amet") + "white whale", `"white whale"`, "white whale", 3022},
+		{"code", "package sync\n\ntype WaitGroup struct{}", "waitgroup", "WaitGroup", 3},
+	}
+	// Seven tokens a line (x, y, foobarbaz, foo, bar, baz, z), a mark every
+	// 32 tokens: with five more lines each time (35 tokens), the mark
+	// analysis would start from falls on each of the seven in turn.
+	for n := 2000; n < 2035; n += 5 {
+		text := lines(n, "x := y.FooBarBaz(z)") + "var wg sync.WaitGroup\nwg.Add(1)"
+		tests = append(tests, []struct {
+			lang, text, query, highlight string
+			line                         int
+		}{
+			{"code", text, `"sync.WaitGroup"`, "sync.WaitGroup", n + 1},
+			{"code", text, `"wait group"`, "WaitGroup", n + 1},
+			{"code", text, "wg.Add", "wg", n + 1},
+		}...)
+	}
+	for _, tt := range tests {
+		docs := []index.Document{{Key: "d", Text: []byte(tt.text)}}
+		_, s := openSearcher(t, createIndex(t, docs, index.WriterOptions{Analyzer: tt.lang}))
+		res, err := s.Search(context.Background(), Request{Query: tt.query, Snippets: true})
+		if err != nil || len(res.Hits) != 1 {
+			t.Fatalf("%s %q: %v %v", tt.lang, tt.query, res, err)
+		}
+		h := res.Hits[0]
+		if len(h.Highlights) == 0 {
+			t.Fatalf("%s %q: no highlight in %q", tt.lang, tt.query, h.Snippet)
+		}
+		if got := h.Snippet[h.Highlights[0].Start:h.Highlights[0].End]; got != tt.highlight || h.Line != tt.line {
+			t.Errorf("%s %q: first highlight %q at line %d, want %q at line %d (snippet %q)", tt.lang, tt.query, got, h.Line, tt.highlight, tt.line, h.Snippet)
+		}
 	}
 }

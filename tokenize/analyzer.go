@@ -31,16 +31,18 @@ const maxCacheEntries = 1 << 20
 type language struct {
 	isStop func(string) bool
 	stem   func(string, bool) string
+	code   bool // split identifiers (code.go) instead of segmenting UAX#29 words
 }
 
 var languages = map[string]language{
-	"english":   {english.IsStopWord, english.Stem},
-	"french":    {french.IsStopWord, french.Stem},
-	"hungarian": {hungarian.IsStopWord, hungarian.Stem},
-	"norwegian": {norwegian.IsStopWord, norwegian.Stem},
-	"russian":   {russian.IsStopWord, russian.Stem},
-	"spanish":   {spanish.IsStopWord, spanish.Stem},
-	"swedish":   {swedish.IsStopWord, swedish.Stem},
+	"code":      {isStop: noStopWords, stem: unstemmed, code: true},
+	"english":   {isStop: english.IsStopWord, stem: english.Stem},
+	"french":    {isStop: french.IsStopWord, stem: french.Stem},
+	"hungarian": {isStop: hungarian.IsStopWord, stem: hungarian.Stem},
+	"norwegian": {isStop: norwegian.IsStopWord, stem: norwegian.Stem},
+	"russian":   {isStop: russian.IsStopWord, stem: russian.Stem},
+	"spanish":   {isStop: spanish.IsStopWord, stem: spanish.Stem},
+	"swedish":   {isStop: swedish.IsStopWord, stem: swedish.Stem},
 }
 
 // Languages lists the analyzer names New accepts, sorted.
@@ -71,6 +73,7 @@ type Analyzer struct {
 	lower []byte
 	segs  [][]byte
 	types []int
+	parts []int // offsets of an identifier's parts, start and end in turn (code)
 }
 
 // New returns an analyzer for the named snowball language.
@@ -96,6 +99,15 @@ func MustNew(name string) *Analyzer {
 
 // Name is the analyzer's language name, as stored in an index.
 func (a *Analyzer) Name() string { return a.name }
+
+// Restartable reports whether analysis that starts at any token's Start
+// finds that token first and numbers every later token as analysis from
+// the start of the text does, shifted by that token's position. Snippets
+// rely on it to analyze a long text from a nearby mark (index/positions.go)
+// rather than from its start. It holds for the snowball languages, whose
+// tokens never overlap; it does not for code, where an identifier and its
+// first part start at the same byte.
+func (a *Analyzer) Restartable() bool { return !a.lang.code }
 
 // Analyze appends the tokens of text to dst and returns it. Token offsets index
 // text itself (invalid UTF-8 is replaced byte for byte, so lengths agree).
@@ -154,6 +166,10 @@ func (a *Analyzer) each(text []byte, fn func(term string, start, end int)) {
 // when terms is set, its term ("" for a dropped token).
 func (a *Analyzer) segments(text []byte, terms bool, fn func(term string, start, end int)) {
 	data := a.validUTF8(text)
+	if a.lang.code {
+		a.identifiers(data, terms, fn)
+		return
+	}
 	off := 0
 	for off < len(data) {
 		rest := data[off:]

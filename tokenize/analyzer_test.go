@@ -198,6 +198,7 @@ func TestLanguages(t *testing.T) {
 		text string
 		want []Token
 	}{
+		"code":      {"sync.WaitGroup", []Token{tok("sync", 0, 0, 4), tok("waitgroup", 1, 5, 14), tok("wait", 2, 5, 9), tok("group", 3, 9, 14)}},
 		"english":   {"The running foxes", []Token{tok("run", 1, 4, 11), tok("fox", 2, 12, 17)}},
 		"french":    {"Les chats mangeaient", []Token{tok("le", 0, 0, 3), tok("chat", 1, 4, 9), tok("mang", 2, 10, 20)}},
 		"hungarian": {"A kutyák futottak", []Token{tok("kutya", 1, 2, 9), tok("futott", 2, 10, 18)}},

@@ -20,9 +20,16 @@
 //  6. the token is stemmed with snowball (english.Stem(token, false)).
 //
 // Other snowball languages (french, spanish, russian, swedish, norwegian,
-// hungarian) follow the same steps with their own stop list and stemmer. The
-// analyzer's Name is recorded in every index so queries are analyzed the way
-// the documents were.
+// hungarian) follow the same steps with their own stop list and stemmer.
+//
+// The code analyzer (code.go) is for source code: its words are identifiers,
+// split into parts at underscores and case changes (sync.WaitGroup: sync,
+// waitgroup, wait, group), lowercased, with no stop list and no stemming.
+// A split identifier keeps its whole word as a term at the position before
+// its parts, so each position holds one token and phrases stay exact.
+//
+// The analyzer's Name is recorded in every index so queries are analyzed the
+// way the documents were.
 //
 // Stemming dominates analysis cost, so an Analyzer caches surface form → term.
 // An Analyzer is therefore not safe for concurrent use: give each worker its

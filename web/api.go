@@ -27,13 +27,15 @@ type searchResponse struct {
 	Stages         query.Stages `json:"stages"`
 }
 
-// apiHit is one hit; highlights are byte ranges of snippet, always present.
+// apiHit is one hit; highlights are byte ranges of snippet, always present;
+// line is the document line of the first, omitted when there is none.
 type apiHit struct {
 	Key        string        `json:"key"`
 	Title      string        `json:"title"`
 	Score      float64       `json:"score"`
 	Snippet    string        `json:"snippet"`
 	Highlights []query.Range `json:"highlights"`
+	Line       int           `json:"line,omitempty"`
 }
 
 func (s *Server) apiSearch(c *echo.Context) error {
@@ -63,7 +65,7 @@ func (s *Server) apiSearch(c *echo.Context) error {
 		TookMicros: res.TookMicros, Offset: offset, Limit: limit, Generation: sn.ix.Generation(),
 		Hits: make([]apiHit, len(res.Hits)), Stages: res.Stages}
 	for i, h := range res.Hits {
-		out.Hits[i] = apiHit{Key: h.Key, Title: h.Title, Score: h.Score, Snippet: h.Snippet, Highlights: h.Highlights}
+		out.Hits[i] = apiHit{Key: h.Key, Title: h.Title, Score: h.Score, Snippet: h.Snippet, Highlights: h.Highlights, Line: h.Line}
 		if out.Hits[i].Highlights == nil {
 			out.Hits[i].Highlights = []query.Range{}
 		}

@@ -171,6 +171,14 @@ func TestBrowser(t *testing.T) {
 	if n := b.count("pre.text mark"); n == 0 {
 		b.errorf("no match highlighted in the document")
 	}
+	// The hit links to its snippet's line, whose number is the target; line
+	// numbers are drawn, not text.
+	if n := b.count("pre.text a.ln:target"); n != 1 {
+		b.errorf("%d line anchors are the target of the hit's link, want 1", n)
+	}
+	if n := b.eval(`/^\d/.test(document.querySelector("pre.text").innerText) ? 1 : 0`); n != 0 {
+		b.errorf("the document's text starts with a line number")
+	}
 
 	// Explain, from the results page.
 	b.navigate("back to the results", chromedp.Click(chromedp.CSS("p.back a")))

@@ -189,7 +189,16 @@ type pageLink struct {
 type textPiece struct {
 	Text string
 	Mark bool
-	ID   string // anchor of a highlight in the document view
+	ID   string    // anchor of a highlight in the document view
+	Lead int       // the document view: the line that starts with the piece, if one does
+	Segs []lineSeg // the document view: Text cut where its other lines start
+}
+
+// lineSeg is a part of a textPiece; when Line is set, line Line of the
+// document starts with it, and the document view puts its anchor there.
+type lineSeg struct {
+	Line int
+	Text string
 }
 
 // pageSize is the number of hits on a results page.
@@ -237,7 +246,11 @@ func (s *Server) searchPage(c *echo.Context) error {
 			if title == "" {
 				title = h.Key
 			}
-			rv.Hits = append(rv.Hits, hitView{Title: title, Key: h.Key, URL: documentURL(h.Key, q), Score: h.Score,
+			u := documentURL(h.Key, q)
+			if h.Line > 0 {
+				u += fmt.Sprintf("#L%d", h.Line)
+			}
+			rv.Hits = append(rv.Hits, hitView{Title: title, Key: h.Key, URL: u, Score: h.Score,
 				Snippet: pieces(h.Snippet, h.Highlights, "")})
 		}
 	}
@@ -335,6 +348,7 @@ func (s *Server) documentPage(c *echo.Context) error {
 		}
 	}
 	dv.Text = pieces(text, hl, "m")
+	numberLines(dv.Text)
 	for i := range min(len(hl), maxJumps) {
 		dv.Jumps = append(dv.Jumps, pageLink{N: i + 1, URL: fmt.Sprintf("#m%d", i+1)})
 	}
@@ -425,6 +439,36 @@ func pieces(text string, hl []query.Range, idPrefix string) []textPiece {
 		out = append(out, textPiece{Text: text[at:]})
 	}
 	return out
+}
+
+// numberLines cuts the text of ps where the document's lines start (line 1
+// at the start, line n+1 after the nth newline), into each piece's Segs.
+// A line that starts with a piece is its Lead, so its anchor goes before a
+// highlight rather than inside it. A line ends with its newline, so a text
+// ending in one has no empty line after it.
+func numberLines(ps []textPiece) {
+	line, starts := 1, true
+	for i := range ps {
+		p := &ps[i]
+		p.Lead, p.Segs = 0, nil
+		if starts && p.Text != "" {
+			p.Lead, starts = line, false
+		}
+		for t := p.Text; t != ""; {
+			seg := lineSeg{Text: t}
+			if starts {
+				seg.Line = line
+				starts = false
+			}
+			if nl := strings.IndexByte(t, '\n'); nl >= 0 {
+				seg.Text = t[:nl+1]
+				line++
+				starts = true
+			}
+			p.Segs = append(p.Segs, seg)
+			t = t[len(seg.Text):]
+		}
+	}
 }
 
 func searchURL(q string, page int) string {

@@ -51,7 +51,7 @@ func TestResultsPage(t *testing.T) {
 	for _, want := range []string{
 		"<strong>2</strong> results",
 		`<mark>white</mark>`, `<mark>whale</mark>`,
-		`href="/doc?key=moby%2Fch1.txt&amp;q=white&#43;whale"`,
+		`href="/doc?key=moby%2Fch1.txt&amp;q=white&#43;whale#L2"`,
 		"candidates from the signature",
 		`href="/explain?q=white&#43;whale"`,
 		`value="white whale"`,
@@ -225,6 +225,49 @@ func TestDocumentPage(t *testing.T) {
 	}
 	if rec := ts.get(t, "/doc"); rec.Code != 400 {
 		t.Errorf("no key: %d", rec.Code)
+	}
+}
+
+// TestDocumentLines: the document view anchors every line, L1 at the
+// start, before a highlight that starts a line and inside one that spans
+// lines, and a hit links to its snippet's line.
+func TestDocumentLines(t *testing.T) {
+	ts := newTestServer(t, nil)
+	body := page200(t, ts, "/doc?key="+url.QueryEscape("moby/ch1.txt")+"&q=white+whale")
+	for _, want := range []string{
+		`<pre class="text numbered"><a class="ln" id="L1" href="#L1" data-n="1"></a>Loomings` + "\n" + `<a class="ln" id="L2" href="#L2" data-n="2"></a>Call me`,
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("document page lacks %q", want)
+		}
+	}
+	if strings.Contains(body, `id="L3"`) {
+		t.Error("a two-line document has a third line anchor")
+	}
+
+	text := "one\nwhite\nwhale two\n\nthree\n"
+	ps := pieces(text, []query.Range{{Start: 4, End: 15}, {Start: 16, End: 19}}, "m")
+	numberLines(ps)
+	var b strings.Builder
+	for _, p := range ps {
+		if p.Lead > 0 {
+			fmt.Fprintf(&b, "<L%d>", p.Lead)
+		}
+		if p.Mark {
+			b.WriteString("[")
+		}
+		for _, sg := range p.Segs {
+			if sg.Line > 0 {
+				fmt.Fprintf(&b, "<L%d>", sg.Line)
+			}
+			b.WriteString(sg.Text)
+		}
+		if p.Mark {
+			b.WriteString("]")
+		}
+	}
+	if want := "<L1>one\n<L2>[white\n<L3>whale] [two]\n<L4>\n<L5>three\n"; b.String() != want {
+		t.Errorf("numberLines: %q, want %q", b.String(), want)
 	}
 }
 

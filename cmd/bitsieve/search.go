@@ -112,11 +112,16 @@ func searchFile(ctx context.Context, s *query.Searcher, path string, req query.R
 
 func printHits(w io.Writer, res *query.Result, offset int, color bool) {
 	for i, h := range res.Hits {
+		// The key reads as grep's path:line: when the snippet's line is known.
+		key := displayName(h.Key)
+		if h.Line > 0 {
+			key = fmt.Sprintf("%s:%d:", key, h.Line)
+		}
 		title := displayName(h.Title)
 		if title == "" {
-			title = displayName(h.Key)
+			title = key
 		} else {
-			title = fmt.Sprintf("%s — %s", title, displayName(h.Key))
+			title = fmt.Sprintf("%s — %s", title, key)
 		}
 		fmt.Fprintf(w, "%3d. %s  (%.2f)\n", offset+i+1, title, h.Score)
 		if h.Snippet != "" {
