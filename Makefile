@@ -14,7 +14,6 @@ build: deps
 	$(GO) build -o $(BIN) ./cmd/bitsieve
 
 run: build
-	@echo "serving http://127.0.0.1:8080 (Ctrl-C stops)…"
 	./$(BIN) serve
 
 # `make test` is the quick suite: go test -short, where the long sweeps are
@@ -22,8 +21,8 @@ run: build
 # are skipped. `make test-long` runs what `make test` leaves out: the whole
 # suite without -short, then the packages where goroutines share state again
 # under the race detector, in short mode and without the brute-force
-# exactness sweeps (the plain run has them; under -race they take minutes).
-# CI runs both.
+# exactness sweeps (the plain run has them; under -race they take minutes),
+# with a timeout that outlasts a busy machine. CI runs both.
 RACE_PKGS := ./index ./query ./web
 RACE_SKIP := ^(TestExactGenerated|TestExactSample|TestInvertedEqualsSignature)$$
 
@@ -39,7 +38,7 @@ test-long: deps
 	@echo "running the whole test suite without -short (several minutes)…"
 	$(GO) test -count=1 $(PKGS)
 	@echo "running $(RACE_PKGS) under the race detector…"
-	$(GO) test -race -short -count=1 -skip '$(RACE_SKIP)' $(RACE_PKGS)
+	$(GO) test -race -short -count=1 -timeout 30m -skip '$(RACE_SKIP)' $(RACE_PKGS)
 
 # Windows and macOS builds, tests included, must keep compiling; Linux is the
 # platform the tests run on.
