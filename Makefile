@@ -17,7 +17,7 @@ run: build
 	./$(BIN) serve
 
 # `make test` is the quick suite: go test -short, where the long sweeps are
-# shortened and the Go-tree index, the 50 MB document and the browser test
+# shortened and the Go-tree index, the 50 MB documents and the browser test
 # are skipped. `make test-long` runs what `make test` leaves out: the whole
 # suite without -short, then the packages where goroutines share state again
 # under the race detector, in short mode and without the brute-force
