@@ -3,24 +3,51 @@ GO      ?= go
 BIN     := bin/bitsieve
 PKGS    := ./...
 
-.PHONY: build run test bench bench-smoke fuzz-smoke lint clean corpora loadtest loadtest-heavy
+.PHONY: deps build run test test-long cross bench bench-smoke fuzz-smoke lint clean corpora loadtest loadtest-heavy
 
-build:
+deps:
+	@echo "downloading modules…"
+	@$(GO) mod download
+
+build: deps
+	@echo "building $(BIN)…"
 	$(GO) build -o $(BIN) ./cmd/bitsieve
 
 run: build
 	./$(BIN) serve
 
-# The packages where goroutines share state run again under the race
-# detector: in short mode, without the brute-force exactness sweeps (the plain
-# run has them; under -race they take minutes).
+# `make test` is the quick suite: go test -short, where the long sweeps are
+# shortened and the Go-tree index, the 50 MB documents and the browser test
+# are skipped. `make test-long` runs what `make test` leaves out: the whole
+# suite without -short, then the packages where goroutines share state again
+# under the race detector, in short mode and without the brute-force
+# exactness sweeps (the plain run has them; under -race they take minutes),
+# with a timeout that outlasts a busy machine. CI runs both.
 RACE_PKGS := ./index ./query ./web
 RACE_SKIP := ^(TestExactGenerated|TestExactSample|TestInvertedEqualsSignature)$$
 
-test:
+test: deps
+	@echo "vetting…"
 	$(GO) vet $(PKGS)
+	@echo "running tests (quick suite; make test-long runs the race and long runs)…"
+	$(GO) test -short -count=1 $(PKGS)
+
+test-long: deps
+	@echo "vetting…"
+	$(GO) vet $(PKGS)
+	@echo "running the whole test suite without -short (several minutes)…"
 	$(GO) test -count=1 $(PKGS)
-	$(GO) test -race -short -count=1 -skip '$(RACE_SKIP)' $(RACE_PKGS)
+	@echo "running $(RACE_PKGS) under the race detector…"
+	$(GO) test -race -short -count=1 -timeout 30m -skip '$(RACE_SKIP)' $(RACE_PKGS)
+
+# Windows and macOS builds, tests included, must keep compiling; Linux is the
+# platform the tests run on.
+cross: deps
+	@echo "compiling for windows and darwin…"
+	GOOS=windows $(GO) build $(PKGS)
+	GOOS=windows $(GO) vet $(PKGS)
+	GOOS=darwin $(GO) build $(PKGS)
+	GOOS=darwin $(GO) vet $(PKGS)
 
 bench:
 	$(GO) test -run='^$$' -bench=. -benchmem $(PKGS)

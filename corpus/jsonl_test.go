@@ -14,6 +14,15 @@ import (
 	"github.com/klauspost/compress/zstd"
 )
 
+// keys returns the documents' keys in order.
+func keys(docs []Document) []string {
+	ks := make([]string, len(docs))
+	for i, d := range docs {
+		ks[i] = d.Key
+	}
+	return ks
+}
+
 func readAll(t *testing.T, input, name string) ([]Document, Stats) {
 	t.Helper()
 	var docs []Document

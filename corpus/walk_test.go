@@ -40,14 +40,6 @@ func collect(t *testing.T, root string, opt WalkOptions) ([]Document, Stats) {
 	return docs, st
 }
 
-func keys(docs []Document) []string {
-	ks := make([]string, len(docs))
-	for i, d := range docs {
-		ks[i] = d.Key
-	}
-	return ks
-}
-
 // skipped returns the skipped entries as "path reason" strings.
 func skipped(st Stats) map[string]SkipReason {
 	m := make(map[string]SkipReason)

@@ -3,6 +3,7 @@ package index
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -10,6 +11,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/gofrs/flock"
 )
 
 // Every file of an index is written the same way: to NAME.tmp, fsynced,
@@ -143,15 +146,11 @@ func removeUnlisted(dir string, m *Manifest) {
 // cleanLeftovers removes what an interrupted writer left in dir, when no
 // writer is at work (the lock is free) and the directory is writable.
 func cleanLeftovers(dir string) {
-	f, err := os.OpenFile(filepath.Join(dir, LockName), os.O_RDWR, 0)
-	if err != nil {
+	lock := flock.New(filepath.Join(dir, LockName), flock.SetFlag(os.O_RDWR))
+	if ok, err := lock.TryLock(); !ok || err != nil {
 		return
 	}
-	defer f.Close()
-	if syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) != nil {
-		return
-	}
-	defer syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+	defer lock.Close()
 	removeTemps(dir)
 	if m, err := readManifest(dir); err == nil && lostTombstone(dir, m) == nil {
 		removeUnlisted(dir, m)
@@ -163,25 +162,26 @@ func cleanLeftovers(dir string) {
 // any real writer holds it.
 var lockWait = 2 * time.Second
 
-// lockDir takes the index's writer lock (an flock on LOCK). It fails with
-// ErrLocked if another writer holds it.
-func lockDir(dir string) (*os.File, error) {
-	f, err := os.OpenFile(filepath.Join(dir, LockName), os.O_RDWR|os.O_CREATE, 0o644)
-	if err != nil {
-		return nil, err
-	}
+// lockDir takes the index's writer lock: an exclusive lock on LOCK, which
+// it creates if need be (flock on Unix, LockFileEx on Windows). It fails
+// with ErrLocked if another writer holds it.
+func lockDir(dir string) (*flock.Flock, error) {
+	lock := flock.New(filepath.Join(dir, LockName), flock.SetFlag(os.O_RDWR|os.O_CREATE), flock.SetPermissions(0o644))
 	deadline := time.Now().Add(lockWait)
 	for {
-		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
-		if err == nil {
-			return f, nil
+		ok, err := lock.TryLock()
+		if ok {
+			return lock, nil
 		}
-		if err != syscall.EWOULDBLOCK || time.Now().After(deadline) {
-			f.Close()
-			if err == syscall.EWOULDBLOCK {
-				return nil, fmt.Errorf("%s: %w", dir, ErrLocked)
-			}
+		var pathErr *fs.PathError
+		if errors.As(err, &pathErr) {
+			return nil, err // LOCK could not be opened or created
+		}
+		if err != nil {
 			return nil, fmt.Errorf("lock %s: %w", dir, err)
+		}
+		if time.Now().After(deadline) {
+			return nil, fmt.Errorf("%s: %w", dir, ErrLocked)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -230,8 +230,10 @@ func slowIO() {
 		time.Sleep(slowIODelay)
 	}
 	if crashAt > 0 && ioSteps.Add(1) == crashAt {
-		syscall.Kill(os.Getpid(), syscall.SIGKILL)
-		select {} // the signal is on its way
+		if p, err := os.FindProcess(os.Getpid()); err == nil {
+			p.Kill() // SIGKILL on Unix, TerminateProcess on Windows
+		}
+		select {} // the kill is on its way
 	}
 }
 

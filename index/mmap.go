@@ -3,7 +3,6 @@ package index
 import (
 	"fmt"
 	"os"
-	"syscall"
 )
 
 // mapFile maps a whole file read-only. An empty file maps to nil.
@@ -24,7 +23,7 @@ func mapFile(path string) ([]byte, error) {
 	if size != int64(int(size)) {
 		return nil, fmt.Errorf("%s: file of %d bytes is too large to map", path, size)
 	}
-	data, err := syscall.Mmap(int(f.Fd()), 0, int(size), syscall.PROT_READ, syscall.MAP_SHARED)
+	data, err := mmap(f, int(size))
 	if err != nil {
 		return nil, fmt.Errorf("mmap %s: %w", path, err)
 	}
@@ -35,7 +34,7 @@ func unmapFile(data []byte) error {
 	if data == nil {
 		return nil
 	}
-	return syscall.Munmap(data)
+	return munmap(data)
 }
 
 // MapFile maps a whole file read-only (nil for an empty file), for other

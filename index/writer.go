@@ -14,6 +14,7 @@ import (
 
 	"github.com/bitsieve/bitsieve/tokenize"
 	"github.com/cespare/xxhash/v2"
+	"github.com/gofrs/flock"
 )
 
 // WriterOptions configure a Writer. The zero value uses the defaults.
@@ -122,7 +123,7 @@ var ErrNotFound = errors.New("no such document")
 type Writer struct {
 	dir     string
 	opt     WriterOptions
-	lock    *os.File
+	lock    *flock.Flock
 	start   time.Time
 	rebuild bool      // Create: the new index replaces the old one entirely
 	baseM   *Manifest // the manifest this commit replaces (nil: none, or unreadable in a rebuild)

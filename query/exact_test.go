@@ -421,10 +421,19 @@ func genCorpus(n int, seed uint64) []index.Document {
 	return docs
 }
 
+// sweep is the number of generated queries a test checks: n, or a fifth of
+// it with -short (make test runs the quick suite; make test-long, all of it).
+func sweep(n int) int {
+	if testing.Short() {
+		return n / 5
+	}
+	return n
+}
+
 func TestExactGenerated(t *testing.T) {
 	docs := genCorpus(6000, 1)
 	// A small capacity makes many segments with shared rows at every density.
-	checkExact(t, docs, index.WriterOptions{Capacity: 1500}, 1000, 11)
+	checkExact(t, docs, index.WriterOptions{Capacity: 1500}, sweep(1000), 11)
 }
 
 // genCodeCorpus makes source-like documents: lines of identifiers in
@@ -510,7 +519,7 @@ func TestExactGeneratedLists(t *testing.T) {
 				// The first set mixes all three kinds; the second has no shared rows.
 				t.Fatalf("the parameters did not give the mix of treatments this test needs")
 			}
-			checkExactIn(t, dir, docs, 600, 13)
+			checkExactIn(t, dir, docs, sweep(600), 13)
 		})
 	}
 }
@@ -519,7 +528,7 @@ func TestExactGeneratedDenseRows(t *testing.T) {
 	docs := genCorpus(3000, 2)
 	// Few rows per term and dense rows: many false positives to reject.
 	p := index.Params{Density: 0.4, SNR: 1, KMin: 1, KMax: 2}
-	checkExact(t, docs, index.WriterOptions{Params: p}, 300, 12)
+	checkExact(t, docs, index.WriterOptions{Params: p}, sweep(300), 12)
 }
 
 // TestExactGeneratedRanks runs the generated queries on indexes whose shared
@@ -543,7 +552,7 @@ func TestExactGeneratedRanks(t *testing.T) {
 			if (high > 0) != (rank > 0) {
 				t.Fatalf("rank %d gave %d higher-rank rows", rank, high)
 			}
-			checkExactIn(t, dir, docs, 300, 17+uint64(rank))
+			checkExactIn(t, dir, docs, sweep(300), 17+uint64(rank))
 		})
 	}
 }
@@ -611,7 +620,7 @@ func TestExactGeneratedPairs(t *testing.T) {
 			p := index.DefaultParams
 			p.PairK = k
 			dir := createIndex(t, docs, index.WriterOptions{Params: p, Capacity: 1000})
-			checkExactIn(t, dir, docs, 400, 31+uint64(k))
+			checkExactIn(t, dir, docs, sweep(400), 31+uint64(k))
 
 			ix, err := index.Open(dir)
 			if err != nil {
