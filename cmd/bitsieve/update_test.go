@@ -234,6 +234,21 @@ func TestWatch(t *testing.T) {
 	delete(want, "new/deep/e.txt")
 	delete(want, "new/deep/f.txt")
 	expect("directory removed, skipped files created", want)
+
+	// A .gitignore that changes drops what it now ignores, and brings back
+	// what it no longer ignores.
+	writeFiles(t, src, map[string]string{"g/h.txt": "eta"})
+	want["g/h.txt"] = "eta"
+	expect("file in another new directory", want)
+	writeFiles(t, src, map[string]string{"g/.gitignore": "h.txt\n"})
+	delete(want, "g/h.txt")
+	expect(".gitignore written", want)
+	os.Remove(filepath.Join(src, "g", ".gitignore"))
+	want["g/h.txt"] = "eta"
+	expect(".gitignore removed", want)
+	writeFiles(t, src, map[string]string{".gitignore": "*.txt\n!a.txt\n"})
+	want = map[string]string{"a.txt": "alpha two"}
+	expect(".gitignore at the root", want)
 	if strings.Contains(log.String(), "trying again") {
 		t.Errorf("an update failed:\n%s", log.String())
 	}

@@ -157,9 +157,13 @@ func (f *follower) loop(ctx context.Context) error {
 			if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 				continue
 			}
-			if rel == "." {
+			switch {
+			case rel == "." || rel == ".gitignore":
 				all = true
-			} else {
+			case filepath.Base(rel) == ".gitignore":
+				// What it ignores may have changed anywhere below it.
+				pending[filepath.ToSlash(filepath.Dir(rel))] = true
+			default:
 				pending[filepath.ToSlash(rel)] = true
 			}
 			if ev.Has(fsnotify.Create) {
