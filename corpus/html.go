@@ -2,6 +2,7 @@ package corpus
 
 import (
 	"bytes"
+	"github.com/bitsieve/bitsieve/internal/textbuf"
 
 	"golang.org/x/net/html"
 )
@@ -53,10 +54,10 @@ var (
 func extractHTML(src []byte) (title string, text []byte) {
 	z := html.NewTokenizer(bytes.NewReader(src))
 	var (
-		body      textBuffer
-		titleText textBuffer // of the first <title>
-		h1Text    textBuffer // of the first <h1>
-		dropTag   string     // element being dropped, and its nesting depth
+		body      = textbuf.Buffer{CollapseVerbatim: true}
+		titleText textbuf.Buffer // of the first <title>
+		h1Text    textbuf.Buffer // of the first <h1>
+		dropTag   string         // element being dropped, and its nesting depth
 		dropN     int
 		inTitle   bool // in a <title>: its text is never body text
 		pageTitle bool // in the first <title> outside <svg>, the page's title
@@ -92,12 +93,8 @@ func extractHTML(src []byte) (title string, text []byte) {
 				pageTitle = inTitle && !titleDone && svgDepth == 0
 			case tag == "svg" && !void:
 				svgDepth++
-			case htmlParagraph[tag]:
-				body.paragraph()
-			case htmlLine[tag]:
-				body.lineBreak()
-			case htmlCell[tag]:
-				body.space()
+			default:
+				boundary(&body, tag)
 			}
 			if tag == "h1" && !void && !h1Done {
 				h1Depth++
@@ -122,12 +119,8 @@ func extractHTML(src []byte) (title string, text []byte) {
 				inTitle, pageTitle = false, false
 			case tag == "svg":
 				svgDepth = max(svgDepth-1, 0)
-			case htmlParagraph[tag]:
-				body.paragraph()
-			case htmlLine[tag]:
-				body.lineBreak()
-			case htmlCell[tag]:
-				body.space()
+			default:
+				boundary(&body, tag)
 			}
 			if tag == "h1" && h1Depth > 0 {
 				if h1Depth--; h1Depth == 0 {
@@ -145,18 +138,31 @@ func extractHTML(src []byte) (title string, text []byte) {
 			switch {
 			case inTitle:
 				if pageTitle {
-					titleText.flow(t)
+					titleText.Flow(t)
 				}
 				continue
 			case preDepth > 0:
-				body.verbatim(t)
+				body.Verbatim(t)
 			default:
-				body.flow(t)
+				body.Flow(t)
 			}
 			if h1Depth > 0 {
-				h1Text.flow(t)
+				h1Text.Flow(t)
 			}
 		}
+	}
+}
+
+// boundary lays out the start or end of element tag: a paragraph break,
+// a line break, or a space between table cells.
+func boundary(t *textbuf.Buffer, tag string) {
+	switch {
+	case htmlParagraph[tag]:
+		t.Paragraph()
+	case htmlLine[tag]:
+		t.LineBreak()
+	case htmlCell[tag]:
+		t.Space()
 	}
 }
 
@@ -175,69 +181,4 @@ func htmlResult(title, h1, body string) (string, []byte) {
 		text = append(append(text, "\n\n"...), body...)
 	}
 	return cleanTitle(title), text
-}
-
-// textBuffer accumulates extracted text, collapsing white space outside
-// <pre> and keeping at most one blank line between blocks.
-type textBuffer struct{ b []byte }
-
-func (t *textBuffer) trimSpace() {
-	for len(t.b) > 0 && (t.b[len(t.b)-1] == ' ' || t.b[len(t.b)-1] == '\t') {
-		t.b = t.b[:len(t.b)-1]
-	}
-}
-
-func (t *textBuffer) lineBreak() {
-	t.trimSpace()
-	if len(t.b) > 0 && t.b[len(t.b)-1] != '\n' {
-		t.b = append(t.b, '\n')
-	}
-}
-
-func (t *textBuffer) paragraph() {
-	t.lineBreak()
-	if len(t.b) > 0 && !bytes.HasSuffix(t.b, []byte("\n\n")) {
-		t.b = append(t.b, '\n')
-	}
-}
-
-func (t *textBuffer) space() {
-	if len(t.b) > 0 {
-		if c := t.b[len(t.b)-1]; c != ' ' && c != '\n' {
-			t.b = append(t.b, ' ')
-		}
-	}
-}
-
-// flow appends text whose white space collapses.
-func (t *textBuffer) flow(s []byte) {
-	for len(s) > 0 {
-		i := bytes.IndexAny(s, " \t\r\n\f\v")
-		if i < 0 {
-			i = len(s)
-		}
-		t.b = append(t.b, s[:i]...)
-		if i == len(s) {
-			return
-		}
-		t.space()
-		s = s[i+1:]
-	}
-}
-
-// verbatim appends preformatted text, with its line ends made "\n" and runs
-// of blank lines collapsed to one.
-func (t *textBuffer) verbatim(s []byte) {
-	s = bytes.ReplaceAll(s, []byte("\r\n"), []byte("\n"))
-	for _, c := range s {
-		if c == '\n' && bytes.HasSuffix(t.b, []byte("\n\n")) {
-			continue
-		}
-		t.b = append(t.b, c)
-	}
-}
-
-// String returns the text without leading or trailing white space.
-func (t *textBuffer) String() string {
-	return string(bytes.TrimSpace(t.b))
 }

@@ -1,9 +1,9 @@
 package main
 
 import (
-	"bytes"
 	"flag"
 	"fmt"
+	"github.com/bitsieve/bitsieve/internal/textbuf"
 	"io"
 	"io/fs"
 	"os"
@@ -41,65 +41,6 @@ var (
 	}
 )
 
-// textBuffer accumulates extracted text, collapsing white space outside
-// <pre> and keeping at most one empty line between blocks.
-type textBuffer struct{ b []byte }
-
-func (t *textBuffer) trimSpace() {
-	for len(t.b) > 0 && (t.b[len(t.b)-1] == ' ' || t.b[len(t.b)-1] == '\t') {
-		t.b = t.b[:len(t.b)-1]
-	}
-}
-
-func (t *textBuffer) lineBreak() {
-	t.trimSpace()
-	if len(t.b) > 0 && t.b[len(t.b)-1] != '\n' {
-		t.b = append(t.b, '\n')
-	}
-}
-
-func (t *textBuffer) paragraph() {
-	t.lineBreak()
-	if len(t.b) > 0 && !bytes.HasSuffix(t.b, []byte("\n\n")) {
-		t.b = append(t.b, '\n')
-	}
-}
-
-func (t *textBuffer) space() {
-	if len(t.b) > 0 {
-		if c := t.b[len(t.b)-1]; c != ' ' && c != '\n' {
-			t.b = append(t.b, ' ')
-		}
-	}
-}
-
-// flow appends text whose white space collapses.
-func (t *textBuffer) flow(s []byte) {
-	for len(s) > 0 {
-		i := bytes.IndexAny(s, " \t\r\n\f\v")
-		if i < 0 {
-			i = len(s)
-		}
-		if i > 0 {
-			t.b = append(t.b, s[:i]...)
-		}
-		if i == len(s) {
-			return
-		}
-		t.space()
-		s = s[i+1:]
-	}
-}
-
-// verbatim appends preformatted text.
-func (t *textBuffer) verbatim(s []byte) {
-	t.b = append(t.b, bytes.ReplaceAll(s, []byte("\r\n"), []byte("\n"))...)
-}
-
-func (t *textBuffer) String() string {
-	return strings.TrimSpace(string(t.b))
-}
-
 // isPageChrome reports whether the tag's attributes mark it as navigation or
 // page furniture: role="navigation", or a class that documentation
 // generators (Sphinx, which builds both the Linux and the Python docs) give to
@@ -133,8 +74,8 @@ var htmlChromeClasses = map[string]bool{"footer": true, "headerlink": true, "lan
 func htmlText(r io.Reader) (title, text string, err error) {
 	z := html.NewTokenizer(r)
 	var (
-		body     textBuffer
-		titleBuf textBuffer
+		body     textbuf.Buffer
+		titleBuf textbuf.Buffer
 		skipTag  string // element being skipped, with its nesting depth
 		skipN    int
 		inTitle  bool
@@ -166,11 +107,11 @@ func htmlText(r io.Reader) (title, text string, err error) {
 			case tag == "title":
 				inTitle = !selfClosing
 			case htmlParagraph[tag]:
-				body.paragraph()
+				body.Paragraph()
 			case htmlLine[tag]:
-				body.lineBreak()
+				body.LineBreak()
 			case htmlCell[tag]:
-				body.space()
+				body.Space()
 			}
 			if tag == "pre" && !selfClosing {
 				preDepth++
@@ -188,11 +129,11 @@ func htmlText(r io.Reader) (title, text string, err error) {
 			case tag == "title":
 				inTitle = false
 			case htmlParagraph[tag]:
-				body.paragraph()
+				body.Paragraph()
 			case htmlLine[tag]:
-				body.lineBreak()
+				body.LineBreak()
 			case htmlCell[tag]:
-				body.space()
+				body.Space()
 			}
 			if tag == "pre" && preDepth > 0 {
 				preDepth--
@@ -203,11 +144,11 @@ func htmlText(r io.Reader) (title, text string, err error) {
 			}
 			switch {
 			case inTitle:
-				titleBuf.flow(z.Text())
+				titleBuf.Flow(z.Text())
 			case preDepth > 0:
-				body.verbatim(z.Text())
+				body.Verbatim(z.Text())
 			default:
-				body.flow(z.Text())
+				body.Flow(z.Text())
 			}
 		}
 	}
