@@ -65,9 +65,15 @@ FUZZTIME ?= 10s
 fuzz-smoke:
 	FUZZTIME=$(FUZZTIME) GO='$(GO)' bash scripts/fuzz-smoke.sh
 
-lint:
+# gofmt, vet and staticcheck (pinned; go run fetches it the first time).
+STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
+lint: deps
+	@echo "checking formatting…"
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt: files above need formatting"; exit 1; }
+	@echo "vetting…"
 	$(GO) vet $(PKGS)
+	@echo "running staticcheck…"
+	$(GO) run $(STATICCHECK) $(PKGS)
 
 clean:
 	rm -rf bin

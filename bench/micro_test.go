@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"runtime"
 	"testing"
 
 	"github.com/bitsieve/bitsieve/corpus"
@@ -116,9 +117,11 @@ func BenchmarkProbe(b *testing.B) {
 				x[i], y[i] = uint64(i), ^uint64(i)
 			}
 			b.SetBytes(int64(c.bytes))
+			var sink uint64
 			for b.Loop() {
-				probeSink |= andStream(x, y)
+				sink |= andStream(x, y)
 			}
+			runtime.KeepAlive(sink)
 			b.ReportMetric(float64(c.bytes)*float64(b.N)/1e9/b.Elapsed().Seconds(), "GB/s")
 		})
 	}

@@ -99,7 +99,7 @@ func parseLine(line []byte, name string, lineno int) (Document, SkipReason, stri
 	if key == "" {
 		key = name + ":" + strconv.Itoa(lineno)
 	}
-	title, ok, err := jsonString("title", fields["title"])
+	title, _, err := jsonString("title", fields["title"])
 	if err != nil {
 		return Document{}, SkipBadField, err.Error()
 	}

@@ -40,20 +40,8 @@ type CompactOptions struct {
 }
 
 func (opt *CompactOptions) setDefaults() error {
-	if opt.Params == (Params{}) {
-		opt.Params = DefaultParams
-	}
-	if err := opt.Params.validate(); err != nil {
+	if err := segmentDefaults(&opt.Params, &opt.Capacity, &opt.MaxSegmentBytes, &opt.MemoryBudget); err != nil {
 		return err
-	}
-	if opt.Capacity <= 0 {
-		opt.Capacity = DefaultCapacity
-	}
-	if opt.MaxSegmentBytes <= 0 {
-		opt.MaxSegmentBytes = DefaultMaxSegmentBytes
-	}
-	if opt.MemoryBudget <= 0 {
-		opt.MemoryBudget = DefaultMemoryBudget
 	}
 	if opt.Policy.MergeFactor < 2 {
 		opt.Policy.MergeFactor = 8

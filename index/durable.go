@@ -3,6 +3,7 @@ package index
 import (
 	"errors"
 	"fmt"
+	"github.com/bitsieve/bitsieve/internal/durable"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -99,15 +100,7 @@ func writeFileSynced(dir, name string, b []byte) error {
 
 func syncDir(dir string) error {
 	slowIO()
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil {
-		return fmt.Errorf("sync directory %s: %w", dir, err)
-	}
-	return nil
+	return durable.SyncDir(dir)
 }
 
 // removeTemps deletes the temporary files an interrupted writer left: its

@@ -2,7 +2,6 @@ package index
 
 import (
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"hash/crc32"
 	"io"
@@ -44,7 +43,7 @@ func checksum(b []byte) uint32 { return crc32.Checksum(b, castagnoli) }
 
 // Section ids of a segment file.
 const (
-	secParams    = 1  // fixed-size parameters (params.go)
+	secParams    = 1  // fixed-size parameters (segmentHeader, build.go)
 	secRows      = 3  // the bit-sliced signature matrix
 	secRowStats  = 4  // popcount of every row
 	secForward   = 5  // per-document sorted termIDs with tf
@@ -90,26 +89,6 @@ type section struct {
 	Length uint64
 	CRC    uint32
 }
-
-// ErrCorrupt is wrapped by every error about bytes that fail a checksum or
-// an invariant; errors.Is(err, ErrCorrupt) tells damage from I/O failure.
-var ErrCorrupt = errors.New("index file is damaged")
-
-// CorruptError names the file and section that failed validation.
-type CorruptError struct {
-	File    string
-	Section string // "" when the damage is in the header, table or tail
-	Detail  string
-}
-
-func (e *CorruptError) Error() string {
-	if e.Section != "" {
-		return fmt.Sprintf("%s: section %s is damaged: %s", e.File, e.Section, e.Detail)
-	}
-	return fmt.Sprintf("%s is damaged: %s", e.File, e.Detail)
-}
-
-func (e *CorruptError) Unwrap() error { return ErrCorrupt }
 
 // fileWriter writes a sectioned file, tracking offsets and checksums.
 type fileWriter struct {

@@ -929,7 +929,8 @@ func writeLexicon(dir string, m *Manifest, old *Lexicon, oldM *Manifest, fresh m
 		return "", fmt.Errorf("write lexicon %s: %w", name, err)
 	}
 	bw := bufio.NewWriterSize(t, 1<<20)
-	if err := b.encode(bw, seqs); err == nil {
+	err = b.encode(bw, seqs)
+	if err == nil {
 		err = bw.Flush()
 	}
 	if err != nil {

@@ -3,7 +3,6 @@ package index
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"hash/crc32"
 	"os"
@@ -144,11 +143,6 @@ func encodeManifest(m *Manifest) ([]byte, error) {
 	}
 	return fmt.Appendf(body, "\ncrc32c %08x\n", crc32.Checksum(body, castagnoli)), nil
 }
-
-// errManifestUnsynced says the new MANIFEST was renamed into place but the
-// directory could not be fsynced: after a crash the directory may hold the
-// old or the new one, so the files of both must be kept.
-var errManifestUnsynced = errors.New("the directory could not be synced after the MANIFEST was replaced")
 
 // commitManifest atomically replaces the directory's MANIFEST. Unless the
 // error wraps errManifestUnsynced, a failure leaves the old MANIFEST in place.

@@ -64,22 +64,6 @@ type Segment struct {
 // descending document-frequency order.
 type TermID uint32
 
-// openSegment maps and validates a segment file. Every section except the
-// document store is checksummed here; store blocks carry zstd checksums that
-// are checked as they are read (and the whole store by Check).
-func openSegment(path string) (*Segment, error) {
-	data, err := mapFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("open segment: %w", err)
-	}
-	s, err := newSegment(path, data, verifyData)
-	if err != nil {
-		unmapFile(data)
-		return nil, err
-	}
-	return s, nil
-}
-
 // verifyLevel says which section checksums opening a segment checks.
 type verifyLevel int
 

@@ -49,14 +49,6 @@ func snapshotDocs(t testing.TB, ix *Index) map[string]string {
 	return out
 }
 
-func docMap(docs []Document) map[string]string {
-	m := map[string]string{}
-	for _, d := range docs {
-		m[d.Key] = string(d.Text)
-	}
-	return m
-}
-
 func mustCheck(t testing.TB, dir string) *CheckReport {
 	t.Helper()
 	rep, err := Check(dir)

@@ -41,13 +41,6 @@ func bytesAsU32(b []byte) []uint32 {
 	return unsafe.Slice((*uint32)(unsafe.Pointer(&b[0])), len(b)/4)
 }
 
-func u16AsBytes(w []uint16) []byte {
-	if len(w) == 0 {
-		return nil
-	}
-	return unsafe.Slice((*byte)(unsafe.Pointer(&w[0])), len(w)*2)
-}
-
 func bytesAsU16(b []byte) []uint16 {
 	if len(b) == 0 {
 		return nil

@@ -58,6 +58,27 @@ const (
 	DefaultMemoryBudget = 512 << 20
 )
 
+// segmentDefaults fills in the options that writing segments takes, for
+// the writer and for compaction alike, and validates the parameters.
+func segmentDefaults(p *Params, capacity *int, maxBytes, budget *int64) error {
+	if *p == (Params{}) {
+		*p = DefaultParams
+	}
+	if err := p.validate(); err != nil {
+		return err
+	}
+	if *capacity <= 0 {
+		*capacity = DefaultCapacity
+	}
+	if *maxBytes <= 0 {
+		*maxBytes = DefaultMaxSegmentBytes
+	}
+	if *budget <= 0 {
+		*budget = DefaultMemoryBudget
+	}
+	return nil
+}
+
 func (opt *WriterOptions) setDefaults() error {
 	if opt.Analyzer == "" {
 		opt.Analyzer = tokenize.DefaultLanguage
@@ -65,20 +86,8 @@ func (opt *WriterOptions) setDefaults() error {
 	if _, err := tokenize.New(opt.Analyzer); err != nil {
 		return err
 	}
-	if opt.Params == (Params{}) {
-		opt.Params = DefaultParams
-	}
-	if err := opt.Params.validate(); err != nil {
+	if err := segmentDefaults(&opt.Params, &opt.Capacity, &opt.MaxSegmentBytes, &opt.MemoryBudget); err != nil {
 		return err
-	}
-	if opt.Capacity <= 0 {
-		opt.Capacity = DefaultCapacity
-	}
-	if opt.MaxSegmentBytes <= 0 {
-		opt.MaxSegmentBytes = DefaultMaxSegmentBytes
-	}
-	if opt.MemoryBudget <= 0 {
-		opt.MemoryBudget = DefaultMemoryBudget
 	}
 	if opt.Workers <= 0 {
 		opt.Workers = runtime.GOMAXPROCS(0)
@@ -108,9 +117,6 @@ type WriteStats struct {
 	Compaction CompactStats
 	CompactErr error
 }
-
-// ErrNotFound is returned by Writer.Delete for a key that is not live.
-var ErrNotFound = errors.New("no such document")
 
 // Writer changes the index in a directory. Documents are analyzed by several
 // goroutines, routed by length class, and sealed into new segments as

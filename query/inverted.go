@@ -80,7 +80,6 @@ type invEval struct {
 	scoreSet map[int]bool
 	score    []scoreSlot
 	bytes    int64 // serialized postings read
-	v        *verifier
 	an       *tokenize.Analyzer
 	universe *roaring.Bitmap
 	phraseT  time.Duration // spent deciding inexact (phrase) matches

@@ -1,10 +1,10 @@
 package tokenize
 
 import (
+	"go/build"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 )
@@ -64,7 +64,7 @@ func benchText(n int) []byte {
 // goSource reads up to n bytes of the Go runtime's sources, a real text with
 // a different mix (identifiers, punctuation, comments).
 func goSource(b *testing.B, n int) []byte {
-	files, _ := filepath.Glob(filepath.Join(runtime.GOROOT(), "src", "runtime", "*.go"))
+	files, _ := filepath.Glob(filepath.Join(build.Default.GOROOT, "src", "runtime", "*.go"))
 	var text []byte
 	for _, f := range files {
 		data, err := os.ReadFile(f)

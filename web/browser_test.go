@@ -4,13 +4,13 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"go/build"
 	"io"
 	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -345,7 +345,7 @@ func findChromium() string {
 func buildBinary(t *testing.T, dir string) string {
 	t.Helper()
 	bin := filepath.Join(dir, "bitsieve")
-	cmd := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "build", "-o", bin, "github.com/bitsieve/bitsieve/cmd/bitsieve")
+	cmd := exec.Command(filepath.Join(build.Default.GOROOT, "bin", "go"), "build", "-o", bin, "github.com/bitsieve/bitsieve/cmd/bitsieve")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}

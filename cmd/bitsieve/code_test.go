@@ -1,9 +1,9 @@
 package main
 
 import (
+	"go/build"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -30,7 +30,7 @@ func TestIndexCode(t *testing.T) {
 		"sub/g.java": "class WaitGroupTest { void add() { if (x) return; } }\n",
 	})
 	// A slice of the real Go tree, cheap to index.
-	gosync := filepath.Join(runtime.GOROOT(), "src", "sync")
+	gosync := filepath.Join(build.Default.GOROOT, "src", "sync")
 	if names, err := filepath.Glob(filepath.Join(gosync, "*.go")); err == nil {
 		for _, n := range names {
 			b, err := os.ReadFile(n)

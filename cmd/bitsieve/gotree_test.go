@@ -3,10 +3,10 @@ package main
 import (
 	"bufio"
 	"context"
+	"go/build"
 	"io"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -56,7 +56,7 @@ func TestGoSourceTree(t *testing.T) {
 		t.Skip("indexes the whole Go source tree")
 	}
 	isolate(t)
-	src := filepath.Join(runtime.GOROOT(), "src")
+	src := filepath.Join(build.Default.GOROOT, "src")
 	queries := readLines(t, sharedQueries(t, "wordnet-2term.txt"))
 	dir := filepath.Join(t.TempDir(), "ix")
 	code, out, errs := runCLI(t, "index", "--index", dir, src)

@@ -3,6 +3,7 @@ package inverted
 import (
 	"errors"
 	"fmt"
+	"github.com/bitsieve/bitsieve/internal/durable"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -109,7 +110,7 @@ func Build(ix *index.Index, opt BuildOptions) (*Index, error) {
 		return nil, fmt.Errorf("build postings for %s: %w", ix.Dir(), err)
 	}
 	if opt.Dir != "" {
-		if err := syncDir(opt.Dir); err != nil {
+		if err := durable.SyncDir(opt.Dir); err != nil {
 			x.Close()
 			return nil, err
 		}
@@ -154,18 +155,6 @@ func writeFile(path string, b []byte) error {
 	if err != nil {
 		os.Remove(tmp)
 		return fmt.Errorf("write postings %s: %w", path, err)
-	}
-	return nil
-}
-
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil {
-		return fmt.Errorf("sync directory %s: %w", dir, err)
 	}
 	return nil
 }

@@ -16,10 +16,10 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"go/build"
 	"log"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -45,7 +45,7 @@ func main() {
 	log.SetFlags(0)
 	log.SetPrefix("samplegen: ")
 	src := flag.String("src", "/tmp/samplesrc", "directory of unpacked Debian packages, one subdirectory per package")
-	goroot := flag.String("goroot", runtime.GOROOT(), "Go distribution holding doc/go_spec.html and src/testdata/Isaac.Newton-Opticks.txt")
+	goroot := flag.String("goroot", build.Default.GOROOT, "Go distribution holding doc/go_spec.html and src/testdata/Isaac.Newton-Opticks.txt")
 	sawyer := flag.String("sawyer", "", "Mark.Twain-Tom.Sawyer.txt (default: from the klauspost/compress module's testdata)")
 	about := flag.String("about", "tools/samplegen/about", "directory of Markdown pages about bitsieve itself")
 	out := flag.String("out", "corpus/sample/sample.jsonl.zst", "output file")
