@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/bitsieve/bitsieve/internal/bitrow"
 	"path/filepath"
 	"slices"
 
@@ -179,8 +180,8 @@ func (s *Segment) checkInvariants() []error {
 	// Rows: popcounts, no bits past the last document, live row as built.
 	for r := 0; r < s.NumRows(); r++ {
 		row := s.Row(r)
-		if popcount(row) != s.RowCount(r) {
-			bad("rowstats", "row %d has %d bits, its count says %d", r, popcount(row), s.RowCount(r))
+		if bitrow.Count(row) != s.RowCount(r) {
+			bad("rowstats", "row %d has %d bits, its count says %d", r, bitrow.Count(row), s.RowCount(r))
 		}
 		for d := s.RowColumns(r); d < len(row)*64; d++ {
 			if row[d/64]&(1<<(d%64)) != 0 {

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/bitsieve/bitsieve/internal/bitrow"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -228,7 +229,7 @@ func FuzzTombstone(f *testing.F) {
 			}
 			return
 		}
-		if len(ts.deleted) != (ts.docs+63)/64 || popcount(ts.deleted) != ts.count || ts.count > ts.docs {
+		if len(ts.deleted) != (ts.docs+63)/64 || bitrow.Count(ts.deleted) != ts.count || ts.count > ts.docs {
 			t.Fatalf("inconsistent tombstone %+v", ts)
 		}
 		again, err := decodeTombstone("fuzz.del", encodeTombstone(ts.segSeq, ts.gen, ts.docs, ts.deleted))

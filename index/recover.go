@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"github.com/bitsieve/bitsieve/internal/bitrow"
 	"os"
 	"path/filepath"
 	"slices"
@@ -186,7 +187,7 @@ func recoverFrom(dir, lexName string, dels []string, next uint64) (*RecoverRepor
 				del[w] |= extra[i][w]
 			}
 		}
-		if n := popcount(del); n > 0 {
+		if n := bitrow.Count(del); n > 0 {
 			if n == s.NumDocs() {
 				return nil, fmt.Errorf("every document of %s is deleted, yet %s names it", ms.File, lexName)
 			}

@@ -5,7 +5,7 @@ import (
 	"cmp"
 	"encoding/binary"
 	"fmt"
-	"math/bits"
+
 	"path/filepath"
 	"slices"
 	"strings"
@@ -659,15 +659,6 @@ func (r *TextReader) load(blk int) error {
 	}
 	r.raw, r.block = raw, blk
 	return nil
-}
-
-// popcount counts the bits of a row.
-func popcount(row []uint64) int {
-	c := 0
-	for _, w := range row {
-		c += bits.OnesCount64(w)
-	}
-	return c
 }
 
 // SectionSize is the size of one section of a segment file.

@@ -1,6 +1,6 @@
 package index
 
-import "math/bits"
+import "github.com/bitsieve/bitsieve/internal/bitrow"
 
 // signature is the rows section of a segment being built, or rebuilt: the
 // rank-0 rows (live, private, shared), each words long, then the shared rows
@@ -54,11 +54,7 @@ func (s *signature) row(r int) []uint64 {
 func (s *signature) popcounts() []uint32 {
 	pop := make([]uint32, s.low+s.high)
 	for r := range pop {
-		c := 0
-		for _, x := range s.row(r) {
-			c += bits.OnesCount64(x)
-		}
-		pop[r] = uint32(c)
+		pop[r] = uint32(bitrow.Count(s.row(r)))
 	}
 	return pop
 }

@@ -3,6 +3,7 @@ package index
 import (
 	"encoding/binary"
 	"fmt"
+	"github.com/bitsieve/bitsieve/internal/bitrow"
 	"math/bits"
 	"strconv"
 	"strings"
@@ -73,7 +74,7 @@ func encodeTombstone(segSeq, gen uint64, docs int, deleted []uint64) []byte {
 	fw, _ := newFileWriter(&buf, tombstoneKind)
 	p := make([]byte, delParamsSize)
 	binary.LittleEndian.PutUint32(p, uint32(docs))
-	binary.LittleEndian.PutUint32(p[4:], uint32(popcount(deleted)))
+	binary.LittleEndian.PutUint32(p[4:], uint32(bitrow.Count(deleted)))
 	binary.LittleEndian.PutUint64(p[8:], segSeq)
 	binary.LittleEndian.PutUint64(p[16:], gen)
 	fw.begin(secDelParams)
@@ -135,7 +136,7 @@ func decodeTombstone(name string, data []byte) (*tombstone, error) {
 	if r := t.docs % 64; r != 0 && t.deleted[words-1]>>r != 0 {
 		return nil, bad(secDelBits, "a document past the last one is deleted")
 	}
-	if c := popcount(t.deleted); c != t.count {
+	if c := bitrow.Count(t.deleted); c != t.count {
 		return nil, bad(secDelBits, "%d documents deleted, the params say %d", c, t.count)
 	}
 	return t, nil
@@ -157,7 +158,7 @@ func (s *Segment) applyTombstone(t *tombstone, seq uint64) error {
 		live[i] &^= w
 	}
 	s.live = live
-	s.nlive = popcount(live)
+	s.nlive = bitrow.Count(live)
 	s.liveTokens = s.hdr.Tokens
 	s.delDF = map[TermID]uint32{}
 	var post []Posting

@@ -3,6 +3,7 @@ package index
 import (
 	"errors"
 	"fmt"
+	"github.com/bitsieve/bitsieve/internal/bitrow"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -858,7 +859,7 @@ func (w *Writer) newManifest() (*Manifest, []pendingFile) {
 		for _, d := range added {
 			del[d/64] |= 1 << (d % 64)
 		}
-		n := popcount(del)
+		n := bitrow.Count(del)
 		if n == ms.Docs {
 			return // nothing left: drop the segment
 		}

@@ -2,6 +2,7 @@ package web
 
 import (
 	"fmt"
+	"github.com/bitsieve/bitsieve/internal/bitrow"
 	"math"
 	"math/bits"
 	"slices"
@@ -194,7 +195,7 @@ func drawSegment(ix *index.Index, seg *index.Segment, sg query.SegmentSteps, sur
 		y += svgPitch
 	}
 	acc := slices.Clone(seg.Live())
-	add(strip{Row: "live", Right: formatInt(popcount(acc)) + " docs", Class: "live"}, acc, false)
+	add(strip{Row: "live", Right: formatInt(bitrow.Count(acc)) + " docs", Class: "live"}, acc, false)
 	for _, st := range sg.Steps {
 		if len(st.Rows) == 0 {
 			clear(acc)
@@ -303,14 +304,6 @@ func countRange(words []uint64, lo, hi int) int {
 		}
 		n += bits.OnesCount64(words[w] & mask)
 		d = end
-	}
-	return n
-}
-
-func popcount(words []uint64) int {
-	n := 0
-	for _, w := range words {
-		n += bits.OnesCount64(w)
 	}
 	return n
 }
