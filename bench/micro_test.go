@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"github.com/bitsieve/bitsieve/internal/indextest"
 	"runtime"
 	"testing"
 
@@ -60,17 +61,7 @@ func BenchmarkSegmentBuild(b *testing.B) {
 	}
 	b.SetBytes(size)
 	for b.Loop() {
-		dir := b.TempDir()
-		w, err := index.Create(dir, index.WriterOptions{})
-		if err != nil {
-			b.Fatal(err)
-		}
-		for _, d := range docs {
-			w.Add(d)
-		}
-		if _, err := w.Commit(); err != nil {
-			b.Fatal(err)
-		}
+		indextest.Build(b, b.TempDir(), docs, index.WriterOptions{})
 	}
 	b.ReportMetric(float64(len(docs))*float64(b.N)/b.Elapsed().Seconds(), "docs/s")
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/bitsieve/bitsieve/internal/indextest"
 	"io"
 	"log/slog"
 	"math/rand/v2"
@@ -49,18 +50,7 @@ func doc(key, title, body string) index.Document {
 // buildIndex writes docs as a new index (a new generation) in dir.
 func buildIndex(t testing.TB, dir string, docs []index.Document) {
 	t.Helper()
-	w, err := index.Create(dir, index.WriterOptions{Capacity: 32, Workers: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, d := range docs {
-		if err := w.Add(d); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if _, err := w.Commit(); err != nil {
-		t.Fatal(err)
-	}
+	indextest.Build(t, dir, docs, index.WriterOptions{Capacity: 32, Workers: 2})
 }
 
 // logBuffer collects the server's log for assertions.

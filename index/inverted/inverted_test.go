@@ -3,6 +3,7 @@ package inverted
 import (
 	"errors"
 	"fmt"
+	"github.com/bitsieve/bitsieve/internal/indextest"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -37,24 +38,7 @@ func genDocs(n int, seed uint64) []index.Document {
 
 func buildIndex(t testing.TB, dir string, docs []index.Document, opt index.WriterOptions) *index.Index {
 	t.Helper()
-	w, err := index.Create(dir, opt)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, d := range docs {
-		if err := w.Add(d); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if _, err := w.Commit(); err != nil {
-		t.Fatal(err)
-	}
-	ix, err := index.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ix.Close() })
-	return ix
+	return indextest.Open(t, dir, docs, opt)
 }
 
 // brutePostings lists, for every term, the keys of the documents holding it.
