@@ -869,42 +869,37 @@ func required(n Node) bool {
 
 // optionalOr finds, in a tree that is not required, the first Or that has a
 // word that is not negated but also a side that requires nothing: the OR to
-// blame. It returns nil when the tree has no such word (only negations).
+// blame. It looks through Ands only, and returns nil when the tree has no
+// such word (only negations).
 func optionalOr(n Node) *Or {
-	switch n := n.(type) {
-	case *And:
-		for _, c := range n.Children {
-			if or := optionalOr(c); or != nil {
-				return or
+	var blame *Or
+	Walk(n, func(n Node, _ bool) bool {
+		switch x := n.(type) {
+		case *And:
+			return blame == nil
+		case *Or:
+			if blame == nil && hasPositive(x) {
+				blame = x
 			}
 		}
-	case *Or:
-		if hasPositive(n) {
-			return n
-		}
-	}
-	return nil
+		return false
+	})
+	return blame
 }
 
 // hasPositive reports whether n has a word outside any negation.
 func hasPositive(n Node) bool {
-	switch n := n.(type) {
-	case *Term, *Phrase, *Prefix:
-		return true
-	case *And:
-		for _, c := range n.Children {
-			if hasPositive(c) {
-				return true
-			}
+	found := false
+	Walk(n, func(n Node, _ bool) bool {
+		switch n.(type) {
+		case *Term, *Phrase, *Prefix:
+			found = true
+		case *And, *Or:
+			return !found
 		}
-	case *Or:
-		for _, c := range n.Children {
-			if hasPositive(c) {
-				return true
-			}
-		}
-	}
-	return false
+		return false // a Not: its words are negated
+	})
+	return found
 }
 
 // String renders the query canonically, in the query language: Parse of the
