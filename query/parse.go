@@ -45,7 +45,8 @@ var (
 	// its words (it is made only of negations, or an OR has a side with
 	// nothing required).
 	ErrOnlyNegated = errors.New("query has no required word")
-	// ErrTooLarge: the query breaks MaxQueryBytes, MaxTerms or MaxDepth.
+	// ErrTooLarge: the query breaks MaxQueryBytes, MaxTerms or MaxDepth,
+	// or (from a Searcher) a prefix expands past MaxPrefixTerms.
 	ErrTooLarge = errors.New("query too large")
 )
 
@@ -97,13 +98,14 @@ func column(q string, pos int) int {
 //
 // Every word goes through the analyzer, as the documents did. A word that
 // analyzes to one term becomes a Term; one that analyzes to several (foo-bar,
-// e.g, 日本語) becomes a Phrase of them; one that analyzes to none (a stop
-// word, punctuation, a word longer than tokenize.MaxTokenBytes) is dropped.
-// A phrase keeps the positions of its terms relative to the first kept one,
-// stop words in between included, and drops leading and trailing stop words;
-// it becomes a Term if one term is left, and is dropped if none is. A prefix
-// is the lowercased surface text (not stemmed), matched against the
-// dictionary's terms.
+// e.g, 日本語) becomes the And of them, not a phrase (only quotes ask for
+// adjacency); one that analyzes to none (a stop word, punctuation, a word
+// longer than tokenize.MaxTokenBytes) is dropped. A phrase keeps the
+// positions of its terms relative to the first kept one, stop words in
+// between included, and drops leading and trailing stop words; it becomes a
+// Term if one term is left, and is dropped if none is. A prefix is the
+// lowercased surface text (not stemmed), matched against the dictionary's
+// terms.
 //
 // The tree Parse returns is simplified: dropped words vanish from And and Or,
 // groups left empty vanish, And and Or with one child are replaced by the
