@@ -106,8 +106,7 @@ func Classify(s *query.Searcher, text, source string) (Query, error) {
 			q.MinDF = df
 		}
 	}
-	var walk func(n query.Node)
-	walk = func(n query.Node) {
+	query.Walk(root, func(n query.Node, _ bool) bool {
 		switch x := n.(type) {
 		case *query.Term:
 			note(x.Term, GlobalDF(ix, x.Term))
@@ -124,19 +123,13 @@ func Classify(s *query.Searcher, text, source string) (Query, error) {
 				return true
 			})
 			note(x.Prefix+"*", min(df, ix.NumDocs()))
-		case *query.And:
-			for _, k := range x.Children {
-				walk(k)
-			}
-		case *query.Or:
-			for _, k := range x.Children {
-				walk(k)
-			}
+		case *query.Not:
+			// A negation's terms do not make the query cheaper or dearer
+			// to find: they are not counted.
+			return false
 		}
-		// A negation's terms do not make the query cheaper or dearer to
-		// find: they are not counted.
-	}
-	walk(root)
+		return true
+	})
 	q.MinDF = max(q.MinDF, 0)
 	return q, nil
 }

@@ -37,21 +37,28 @@ type Prefix struct {
 	Prefix string // lowercased surface prefix, not stemmed
 }
 
-// eachLeaf calls fn for every Term, Phrase and Prefix of n, in order, with
-// whether it lies under an odd number of negations (negated starts it).
-func eachLeaf(n Node, negated bool, fn func(leaf Node, negated bool)) {
+// Walk visits the tree n depth first, in the order the query is written: it
+// calls fn for n, then, if fn returns true, walks each child of n (the
+// children of an And or Or, the child of a Not). negated reports whether the
+// node lies under an odd number of Nots: a Not at the top is visited with
+// negated false and its child with negated true. Returning false prunes the
+// node's subtree only; the walk goes on with its siblings.
+func Walk(n Node, fn func(n Node, negated bool) bool) { walk(n, false, fn) }
+
+func walk(n Node, negated bool, fn func(Node, bool) bool) {
+	if !fn(n, negated) {
+		return
+	}
 	switch x := n.(type) {
-	case *Term, *Phrase, *Prefix:
-		fn(x, negated)
 	case *Not:
-		eachLeaf(x.Child, !negated, fn)
+		walk(x.Child, !negated, fn)
 	case *And:
 		for _, k := range x.Children {
-			eachLeaf(k, negated, fn)
+			walk(k, negated, fn)
 		}
 	case *Or:
 		for _, k := range x.Children {
-			eachLeaf(k, negated, fn)
+			walk(k, negated, fn)
 		}
 	}
 }

@@ -9,7 +9,7 @@ import (
 var ErrNotFound = errors.New("document not found")
 
 // prefixTooBroad is the error for a prefix that expands to more than
-// MaxPrefixTerms terms in a segment: a ParseError of class ErrTooLarge, as
+// MaxPrefixTerms terms in the index: a ParseError of class ErrTooLarge, as
 // the parser's own limits are.
 func prefixTooBroad(prefix string) error {
 	return &ParseError{Query: prefix + "*", Err: ErrTooLarge,

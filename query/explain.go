@@ -111,7 +111,7 @@ func (s *Searcher) Explain(ctx context.Context, q string) (*Explanation, error) 
 	}
 	var leaves []leaf
 	var phrases []*Phrase
-	eachLeaf(c.root, false, func(n Node, neg bool) {
+	Walk(c.root, func(n Node, neg bool) bool {
 		switch x := n.(type) {
 		case *Term:
 			leaves = append(leaves, leaf{x.Word, x.Term, neg})
@@ -128,6 +128,7 @@ func (s *Searcher) Explain(ctx context.Context, q string) (*Explanation, error) 
 				return n < maxExplainPrefix
 			})
 		}
+		return true
 	})
 	for _, ph := range phrases {
 		pe := PhraseExplanation{Text: ph.Text, Terms: ph.Terms, Offsets: ph.Offsets}

@@ -397,8 +397,8 @@ func andNotInto(out, x *block) bool {
 	return acc != 0
 }
 
-// matchSegment runs the plan over every block of the segment, ANDs the live
-// row, and calls emit for every candidate in document order.
+// match runs the plan over every block of the segment, ANDs the live row,
+// and calls emit for every candidate in document order.
 func (p *plan) match(emit func(doc int)) {
 	live := p.seg.Live()
 	var acc block

@@ -45,7 +45,8 @@ var (
 	// its words (it is made only of negations, or an OR has a side with
 	// nothing required).
 	ErrOnlyNegated = errors.New("query has no required word")
-	// ErrTooLarge: the query breaks MaxQueryBytes, MaxTerms or MaxDepth.
+	// ErrTooLarge: the query breaks MaxQueryBytes, MaxTerms or MaxDepth,
+	// or (from a Searcher) a prefix expands past MaxPrefixTerms.
 	ErrTooLarge = errors.New("query too large")
 )
 
@@ -97,13 +98,14 @@ func column(q string, pos int) int {
 //
 // Every word goes through the analyzer, as the documents did. A word that
 // analyzes to one term becomes a Term; one that analyzes to several (foo-bar,
-// e.g, 日本語) becomes a Phrase of them; one that analyzes to none (a stop
-// word, punctuation, a word longer than tokenize.MaxTokenBytes) is dropped.
-// A phrase keeps the positions of its terms relative to the first kept one,
-// stop words in between included, and drops leading and trailing stop words;
-// it becomes a Term if one term is left, and is dropped if none is. A prefix
-// is the lowercased surface text (not stemmed), matched against the
-// dictionary's terms.
+// e.g, 日本語) becomes the And of them, not a phrase (only quotes ask for
+// adjacency); one that analyzes to none (a stop word, punctuation, a word
+// longer than tokenize.MaxTokenBytes) is dropped. A phrase keeps the
+// positions of its terms relative to the first kept one, stop words in
+// between included, and drops leading and trailing stop words; it becomes a
+// Term if one term is left, and is dropped if none is. A prefix is the
+// lowercased surface text (not stemmed), matched against the dictionary's
+// terms.
 //
 // The tree Parse returns is simplified: dropped words vanish from And and Or,
 // groups left empty vanish, And and Or with one child are replaced by the
@@ -869,42 +871,37 @@ func required(n Node) bool {
 
 // optionalOr finds, in a tree that is not required, the first Or that has a
 // word that is not negated but also a side that requires nothing: the OR to
-// blame. It returns nil when the tree has no such word (only negations).
+// blame. It looks through Ands only, and returns nil when the tree has no
+// such word (only negations).
 func optionalOr(n Node) *Or {
-	switch n := n.(type) {
-	case *And:
-		for _, c := range n.Children {
-			if or := optionalOr(c); or != nil {
-				return or
+	var blame *Or
+	Walk(n, func(n Node, _ bool) bool {
+		switch x := n.(type) {
+		case *And:
+			return blame == nil
+		case *Or:
+			if blame == nil && hasPositive(x) {
+				blame = x
 			}
 		}
-	case *Or:
-		if hasPositive(n) {
-			return n
-		}
-	}
-	return nil
+		return false
+	})
+	return blame
 }
 
 // hasPositive reports whether n has a word outside any negation.
 func hasPositive(n Node) bool {
-	switch n := n.(type) {
-	case *Term, *Phrase, *Prefix:
-		return true
-	case *And:
-		for _, c := range n.Children {
-			if hasPositive(c) {
-				return true
-			}
+	found := false
+	Walk(n, func(n Node, _ bool) bool {
+		switch n.(type) {
+		case *Term, *Phrase, *Prefix:
+			found = true
+		case *And, *Or:
+			return !found
 		}
-	case *Or:
-		for _, c := range n.Children {
-			if hasPositive(c) {
-				return true
-			}
-		}
-	}
-	return false
+		return false // a Not: its words are negated
+	})
+	return found
 }
 
 // String renders the query canonically, in the query language: Parse of the

@@ -9,8 +9,9 @@ import (
 	"github.com/bitsieve/bitsieve/index"
 )
 
-// MaxPrefixTerms is the most dictionary terms one prefix may expand to in a
-// segment; past it the query is refused rather than answered inexactly.
+// MaxPrefixTerms is the most dictionary terms one prefix may expand to, over
+// all the segments of the index; past it the query is refused rather than
+// answered inexactly.
 const MaxPrefixTerms = 1024
 
 // A plan is a query compiled for one segment: a tree of pnodes over the

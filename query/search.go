@@ -124,7 +124,7 @@ func (s *Searcher) compileInto(c *compiled, p *parser, an *tokenize.Analyzer, q 
 		return err
 	}
 	c.reset(root, s.segIdx)
-	if err := c.gather(s.ix, root, false); err != nil {
+	if err := c.gather(s.ix, root); err != nil {
 		return err
 	}
 	// Each term is hashed once and looked up once, in the lexicon; the
@@ -173,63 +173,56 @@ func (c *compiled) reset(root Node, segIdx map[*index.Segment]int) {
 }
 
 // gather adds the terms of n to c, expanding prefixes once.
-func (c *compiled) gather(ix *index.Index, n Node, negated bool) error {
-	switch x := n.(type) {
-	case *Term:
-		c.addTerm(x.Term, !negated)
-	case *Phrase:
-		for _, t := range x.Terms {
-			c.addTerm(t, !negated)
+func (c *compiled) gather(ix *index.Index, n Node) error {
+	var err error
+	Walk(n, func(n Node, negated bool) bool {
+		if err != nil {
+			return false // stop at the first error
 		}
-	case *Prefix:
-		words, ok := c.prefixes[x.Prefix]
-		if !ok {
-			var err error
-			if words, err = expandPrefix(ix, x.Prefix); err != nil {
-				return err
+		switch x := n.(type) {
+		case *Term:
+			c.addTerm(x.Term, !negated)
+		case *Phrase:
+			for _, t := range x.Terms {
+				c.addTerm(t, !negated)
 			}
-			if c.prefixes == nil {
-				c.prefixes = map[string][]string{}
+		case *Prefix:
+			words, ok := c.prefixes[x.Prefix]
+			if !ok {
+				if words, err = expandPrefix(ix, x.Prefix); err != nil {
+					return false
+				}
+				if c.prefixes == nil {
+					c.prefixes = map[string][]string{}
+				}
+				c.prefixes[x.Prefix] = words
 			}
-			c.prefixes[x.Prefix] = words
-		}
-		for _, w := range words {
-			c.addTerm(w, !negated)
-		}
-	case *Not:
-		return c.gather(ix, x.Child, !negated)
-	case *And:
-		for _, k := range x.Children {
-			if err := c.gather(ix, k, negated); err != nil {
-				return err
+			for _, w := range words {
+				c.addTerm(w, !negated)
 			}
 		}
-	case *Or:
-		for _, k := range x.Children {
-			if err := c.gather(ix, k, negated); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
+		return true
+	})
+	return err
 }
 
 // requiredTerms appends the indexes (into c.terms) of the terms every match
 // of n must contain: a term, a phrase's terms, and those of each child of an
 // AND. A segment without one of them cannot match (canMatch).
 func requiredTerms(n Node, c *compiled, dst []int) []int {
-	switch x := n.(type) {
-	case *Term:
-		dst = append(dst, c.termIdx[x.Term])
-	case *Phrase:
-		for _, t := range x.Terms {
-			dst = append(dst, c.termIdx[t])
+	Walk(n, func(n Node, _ bool) bool {
+		switch x := n.(type) {
+		case *Term:
+			dst = append(dst, c.termIdx[x.Term])
+		case *Phrase:
+			for _, t := range x.Terms {
+				dst = append(dst, c.termIdx[t])
+			}
+		case *And:
+			return true
 		}
-	case *And:
-		for _, k := range x.Children {
-			dst = requiredTerms(k, c, dst)
-		}
-	}
+		return false
+	})
 	return dst
 }
 

@@ -22,9 +22,9 @@ type highlighter struct {
 
 func newHighlighter(q *compiled) *highlighter {
 	h := &highlighter{words: map[string]bool{}}
-	eachLeaf(q.root, false, func(n Node, negated bool) {
+	Walk(q.root, func(n Node, negated bool) bool {
 		if negated {
-			return
+			return true // a double negation below may be positive again
 		}
 		switch x := n.(type) {
 		case *Term:
@@ -38,6 +38,7 @@ func newHighlighter(q *compiled) *highlighter {
 				h.phrases = append(h.phrases, x)
 			}
 		}
+		return true
 	})
 	return h
 }
@@ -389,8 +390,16 @@ type DocumentView struct {
 
 // Document returns the stored text of the document with the given key and,
 // when q is not empty, the byte ranges of every word that q's positive terms
-// match. Only indexed documents are reachable.
+// match. Only indexed documents are reachable. q is compiled before the key
+// is looked up, so a query Search would refuse is refused whatever the key.
 func (s *Searcher) Document(key, q string) (*DocumentView, error) {
+	var c *compiled
+	if q != "" {
+		var err error
+		if c, err = s.compile(q); err != nil {
+			return nil, err
+		}
+	}
 	ref, ok := s.ix.Find(key)
 	if !ok {
 		return nil, ErrNotFound
@@ -403,11 +412,7 @@ func (s *Searcher) Document(key, q string) (*DocumentView, error) {
 	info := seg.Doc(ref.Doc)
 	text = validUTF8(text)
 	v := &DocumentView{Key: info.Key, Title: info.Title, Size: info.Size, Text: string(text), Highlights: []Range{}}
-	if q != "" {
-		c, err := s.compile(q)
-		if err != nil {
-			return nil, err
-		}
+	if c != nil {
 		an := s.analyzers.Get().(*tokenize.Analyzer)
 		toks := an.Analyze(nil, text)
 		s.analyzers.Put(an)

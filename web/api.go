@@ -8,7 +8,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/bitsieve/bitsieve/index"
 	"github.com/bitsieve/bitsieve/query"
 	"github.com/labstack/echo/v5"
 )
@@ -213,7 +212,10 @@ func (s *Server) document(sn *snapshot, key, q string) (*query.DocumentView, err
 }
 
 // checkQuery enforces the server's query limits before any search work, and
-// parses q so a bad query gets the parser's message.
+// parses q so a bad query gets the parser's message. A prefix that expands to
+// more than query.MaxPrefixTerms terms is refused by the searcher when it
+// compiles the query (before admission: Search, Cost and Document compile
+// first), with a *query.ParseError that classify turns into the same 400.
 func (s *Server) checkQuery(sn *snapshot, q string) error {
 	if len(q) > s.limits.MaxQueryBytes {
 		return errorf(http.StatusBadRequest, "bad query", "query too long: it has %d bytes and the limit is %d", len(q), s.limits.MaxQueryBytes)
@@ -223,42 +225,17 @@ func (s *Server) checkQuery(sn *snapshot, q string) error {
 		return err
 	}
 	terms := 0
-	var prefixes []string
-	var walk func(n query.Node)
-	walk = func(n query.Node) {
+	query.Walk(root, func(n query.Node, _ bool) bool {
 		switch x := n.(type) {
-		case *query.Term:
+		case *query.Term, *query.Prefix:
 			terms++
 		case *query.Phrase:
 			terms += len(x.Terms)
-		case *query.Prefix:
-			terms++
-			prefixes = append(prefixes, x.Prefix)
-		case *query.Not:
-			walk(x.Child)
-		case *query.And:
-			for _, k := range x.Children {
-				walk(k)
-			}
-		case *query.Or:
-			for _, k := range x.Children {
-				walk(k)
-			}
 		}
-	}
-	walk(root)
+		return true
+	})
 	if terms > s.limits.MaxQueryTerms {
 		return errorf(http.StatusBadRequest, "bad query", "query too large: it has %d words and the limit is %d", terms, s.limits.MaxQueryTerms)
-	}
-	// The searcher refuses a prefix that expands to more than
-	// query.MaxPrefixTerms words; find it here, where the refusal can be
-	// told from a failure of the index.
-	for _, p := range prefixes {
-		n := 0
-		sn.ix.Prefix(p, func(string, []index.Entry) bool { n++; return n <= query.MaxPrefixTerms })
-		if n > query.MaxPrefixTerms {
-			return errorf(http.StatusBadRequest, "bad query", "prefix %s* matches more than %d terms; use a longer prefix", p, query.MaxPrefixTerms)
-		}
 	}
 	return nil
 }

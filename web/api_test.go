@@ -143,6 +143,32 @@ func TestSearchAPIPrefixLimit(t *testing.T) {
 	decode[searchResponse](t, ts.get(t, "/api/search?q=zq10*"), 200)
 }
 
+// The searcher's refusal of a broad prefix reaches every endpoint that takes
+// a query as the same 400, before a document key is looked up.
+func TestPrefixLimitEveryEndpoint(t *testing.T) {
+	dir := t.TempDir()
+	var b strings.Builder
+	for i := range query.MaxPrefixTerms + 1 {
+		b.WriteString("zq" + strconv.Itoa(i) + "x ")
+	}
+	buildIndex(t, dir, append(testDocs(), doc("many", "many", b.String())))
+	s, err := New(Options{Dir: dir, Logger: discardLogger()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ts := &testServer{Server: s, dir: dir}
+	want := fmt.Sprintf("prefix zq* matches more than %d terms; use a longer prefix", query.MaxPrefixTerms)
+	for _, target := range []string{"/api/search?q=zq*", "/api/search?q=whale+-zq*", "/api/explain?q=zq*",
+		"/api/documents/many?q=zq*", "/api/documents/nope?q=zq*"} {
+		e := decode[errorBody](t, ts.get(t, target), 400)
+		if e.Error != "bad query" || e.Detail != want {
+			t.Errorf("%s: %q %q, want %q %q", target, e.Error, e.Detail, "bad query", want)
+		}
+	}
+	decode[errorBody](t, ts.get(t, "/api/documents/nope?q=zq1*"), 404)
+}
+
 func TestDocumentAPI(t *testing.T) {
 	ts := newTestServer(t, nil)
 	for _, key := range []string{"moby/ch1.txt", "moby/ch 42.txt", "notes/naïve café.md"} {

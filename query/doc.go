@@ -1,0 +1,72 @@
+// Package query answers queries over an index: it parses them (Parse, the
+// language and its limits), matches them against the segments' signature
+// rows, verifies the candidates exactly, ranks the matches with BM25 and cuts
+// snippets. Results are exact: Total equals a brute-force evaluation of the
+// query with the index's analyzer.
+//
+// # Life cycle
+//
+// A Searcher reads one snapshot of an index directory:
+//
+//	ix, err := index.Open(dir)       // one MANIFEST's segments, mapped
+//	...
+//	s, err := query.NewSearcher(ix)  // queries analyzed with ix's analyzer
+//	...
+//	res, err := s.Search(ctx, query.Request{Query: q, Limit: 10, Snippets: true})
+//	...
+//	ix.Close()                       // after the last call on s has returned
+//
+// A Searcher has no Close of its own: it holds nothing but the Index and
+// pools of memory. Closing the Index unmaps its segments, so it must wait
+// until no call on a Searcher over it is running; what the calls returned
+// (Result, DocumentView, Explanation, Cost) is copied out of the index and
+// stays valid after Close. A snapshot never changes: documents committed
+// after index.Open are not seen. To follow a directory, open the new
+// snapshot, make a Searcher over it, send new queries there, and close the
+// old Index when the searches still running on it have ended (the web
+// server counts references to each snapshot for this). NewInvertedSearcher
+// makes a Searcher that matches from an inverted index's postings instead of
+// the signature rows; everything else is the same.
+//
+// # Stages
+//
+// Search compiles the query first: it parses it with the index's analyzer,
+// looks every term up once in the index's lexicon, and expands each prefix
+// to the words of the index that start with it (more than MaxPrefixTerms is
+// refused with a *ParseError of class ErrTooLarge, as the parser's limits
+// are). Request.Admit, when set, is then called with the query's estimated
+// Cost, before any matching. Each segment (several at once, SetWorkers) then
+// goes through:
+//
+//  1. match: the query is planned over the segment's rows and evaluated a
+//     512-document block at a time into candidates, a superset of the
+//     matches: rows shared by several terms let false positives through,
+//     and a negation whose rows are not exact is left to verification.
+//     Deleted documents are masked out, and a segment lacking a word every
+//     match needs is skipped without being planned.
+//  2. verify: the candidates of a plan that is not exact are checked against
+//     the forward index (which terms the document holds) and, for phrases,
+//     the stored positions. An exact plan's candidates are the matches.
+//  3. rank: each match is scored with BM25, from its term frequencies in the
+//     forward index (read once with verification's) and the terms' document
+//     frequencies over the whole snapshot; the best Offset+Limit of each
+//     segment are kept and merged, ties going to the smaller key. Documents
+//     whose block score bound cannot reach the page are counted, not scored.
+//  4. snippets: for the hits of the page only, when Request.Snippets is set,
+//     a window of the stored text that holds the most distinct query words,
+//     with the byte ranges to highlight.
+//
+// Result.Stages times the stages. A CountOnly request stops after
+// verification; Count, Cost, Explain, Matches and Document run the parts
+// they need. A search checks its context between segments and every few
+// hundred candidates, and returns the context's error once it is done.
+//
+// # Concurrency
+//
+// Every method of a Searcher may be called from many goroutines at once,
+// except SetWorkers, which must be called before the Searcher is shared.
+// The package function Parse uses the caches of the Analyzer it is given and
+// is no more safe for concurrent use than it; Searcher.Parse takes its own.
+// The trees Parse returns are never changed afterwards and may be read (Walk,
+// String) concurrently.
+package query
