@@ -63,8 +63,8 @@
 //
 // # Concurrency
 //
-// Every method of a Searcher may be called from many goroutines at once,
-// except SetWorkers, which must be called before the Searcher is shared.
+// Every method of a Searcher may be called from many goroutines at once;
+// SetWorkers too, and it applies to the searches that start after it.
 // The package function Parse uses the caches of the Analyzer it is given and
 // is no more safe for concurrent use than it; Searcher.Parse takes its own.
 // The trees Parse returns are never changed afterwards and may be read (Walk,

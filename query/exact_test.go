@@ -3,6 +3,7 @@ package query
 import (
 	"context"
 	"fmt"
+	"github.com/bitsieve/bitsieve/internal/indextest"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -263,16 +264,7 @@ func checkExact(t *testing.T, docs []index.Document, opt index.WriterOptions, n 
 // createIndex indexes docs into a new index in a temporary directory.
 func createIndex(t *testing.T, docs []index.Document, opt index.WriterOptions) string {
 	dir := t.TempDir()
-	w, err := index.Create(dir, opt)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, d := range docs {
-		w.Add(d)
-	}
-	if _, err := w.Commit(); err != nil {
-		t.Fatal(err)
-	}
+	indextest.Build(t, dir, docs, opt)
 	return dir
 }
 

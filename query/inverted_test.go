@@ -2,6 +2,7 @@ package query
 
 import (
 	"context"
+	"github.com/bitsieve/bitsieve/internal/indextest"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -17,16 +18,7 @@ import (
 func engines(t *testing.T, docs []index.Document, opt index.WriterOptions) (sig, inv *Searcher) {
 	t.Helper()
 	dir := t.TempDir()
-	w, err := index.Create(dir, opt)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, d := range docs {
-		w.Add(d)
-	}
-	if _, err := w.Commit(); err != nil {
-		t.Fatal(err)
-	}
+	indextest.Build(t, dir, docs, opt)
 	ix, err := index.Open(dir)
 	if err != nil {
 		t.Fatal(err)

@@ -22,8 +22,8 @@ import (
 type Searcher struct {
 	ix        *index.Index
 	analyzers sync.Pool
-	states    sync.Pool // *queryState
-	workers   int
+	states    sync.Pool       // *queryState
+	workers   atomic.Int64    // goroutines per query (SetWorkers)
 	inv       *inverted.Index // non-nil: match from postings (NewInvertedSearcher)
 	segIdx    map[*index.Segment]int
 }
@@ -34,7 +34,8 @@ func NewSearcher(ix *index.Index) (*Searcher, error) {
 	if _, err := tokenize.New(ix.Analyzer()); err != nil {
 		return nil, fmt.Errorf("index %s: %w", ix.Dir(), err)
 	}
-	s := &Searcher{ix: ix, workers: runtime.GOMAXPROCS(0), segIdx: map[*index.Segment]int{}}
+	s := &Searcher{ix: ix, segIdx: map[*index.Segment]int{}}
+	s.workers.Store(int64(runtime.GOMAXPROCS(0)))
 	s.analyzers.New = func() any { return tokenize.MustNew(ix.Analyzer()) }
 	for i, seg := range ix.Segments() {
 		s.segIdx[seg] = i
@@ -43,7 +44,7 @@ func NewSearcher(ix *index.Index) (*Searcher, error) {
 }
 
 // SetWorkers sets how many goroutines match segments in parallel (at least 1).
-func (s *Searcher) SetWorkers(n int) { s.workers = max(1, n) }
+func (s *Searcher) SetWorkers(n int) { s.workers.Store(int64(max(1, n))) }
 
 // Index is the snapshot the Searcher reads.
 func (s *Searcher) Index() *index.Index { return s.ix }
@@ -275,7 +276,7 @@ func (s *Searcher) begin(q string, rank bool) (*queryState, error) {
 		s.states.Put(st)
 		return nil, err
 	}
-	st.workers = s.workers
+	st.workers = int(s.workers.Load())
 	return st, nil
 }
 
