@@ -165,334 +165,437 @@ const docRecordSize = 64
 const blockEntrySize = 16
 
 // buildSegment seals docs into a segment file written to w. The segment's
-// dictionary, which goes to the lexicon, is returned.
+// dictionary, which goes to the lexicon, is returned. The steps follow the
+// sections they make: the dictionary and the terms' treatments, the rows,
+// the postings (rows, lists, forward entries, positions, impacts), the
+// document table and store, then the file.
 func buildSegment(w io.Writer, docs []*analyzedDoc, p Params, class int, analyzer string) (segmentHeader, *segDict, error) {
 	if analyzer == "" || len(analyzer) > maxAnalyzerName {
 		return segmentHeader{}, nil, fmt.Errorf("analyzer name %q must be 1 to %d bytes", analyzer, maxAnalyzerName)
 	}
-	n := len(docs)
-
-	// Dictionary: local term index → df, then termIDs by descending df.
-	// groups counts the distinct groups of 2^Rank documents holding each
-	// term: the bits it sets in a row of that rank.
-	// docLi[docStart[doc]:docStart[doc+1]] are the local indexes of a
-	// document's terms, in its terms' order.
-	local := make(map[string]int32)
-	var terms []string
-	var dfs, groups, lastGroup []int
-	docStart := make([]int, n+1)
-	var docLi []int32
-	for doc, d := range docs {
-		g := doc >> p.Rank
-		for _, t := range d.terms {
-			i, ok := local[t.term]
-			if !ok {
-				i = int32(len(terms))
-				local[t.term] = i
-				terms = append(terms, t.term)
-				dfs, groups, lastGroup = append(dfs, 0), append(groups, 0), append(lastGroup, -1)
-			}
-			docLi = append(docLi, i)
-			dfs[i]++
-			if lastGroup[i] != g {
-				groups[i]++
-				lastGroup[i] = g
-			}
-		}
-		docStart[doc+1] = len(docLi)
+	b := &segmentBuilder{docs: docs, n: len(docs), p: p}
+	b.collectTerms()
+	b.treatTerms()
+	b.layoutRows()
+	if err := b.post(); err != nil {
+		return segmentHeader{}, nil, err
 	}
-	order := make([]int32, len(terms)) // termID → local index
-	for i := range order {
-		order[i] = int32(i)
-	}
-	slices.SortFunc(order, func(a, b int32) int {
-		if dfs[a] != dfs[b] {
-			return dfs[b] - dfs[a]
-		}
-		return strings.Compare(terms[a], terms[b])
-	})
-	idOf := make([]uint32, len(terms)) // local index → termID
-	for id, li := range order {
-		idOf[li] = uint32(id)
-	}
-
-	// Row treatments. Row 0 is the live row, private rows follow in termID
-	// order, then the shared rows of rank 0, then those of the higher rank.
-	// Lists are first gathered as entries (a list's first entry is kept in
-	// its treatment word meanwhile), then encoded (lists.go).
-	treat := make([]uint32, len(terms)) // by termID: private row | privateFlag, first entry | listFlag, or the shared counts
-	private, bits0, bitsH, maxK0, maxKH := 0, 0, 0, 0, 0
-	nlists, entries := 0, 0
-	p = p.withTail(dfs, n)
-	noLists := p
-	noLists.ListDensity = 0
-	for id, li := range order {
-		t := p.treat(dfs[li], n)
-		if t.List && entries+dfs[li] > maxListEntries {
-			t = noLists.treat(dfs[li], n)
-		}
-		switch {
-		case t.Private:
-			private++
-			treat[id] = privateFlag | uint32(private)
-		case t.List:
-			treat[id] = listFlag | uint32(entries)
-			entries += dfs[li]
-			nlists++
-		default:
-			treat[id] = sharedWord(t.K, t.KHigh)
-			bits0 += t.K * dfs[li]
-			bitsH += t.KHigh * groups[li]
-			maxK0, maxKH = max(maxK0, t.K), max(maxKH, t.KHigh)
-		}
-	}
-	// Rows for the target density, and enough that no column saturates: a
-	// document (a group of 2^rank documents, at the higher rank) that sets
-	// B bits sets at most B of m rows, so m ≥ B/ln 2 keeps every column at
-	// most ln 2 full however unevenly the shared terms fall on documents.
-	// Word pairs: where two words with private rows follow each other, the
-	// pair sets PairK shared rows of rank 0 (Params.PairK). They are
-	// counted first, for the row count.
-	pairs := newPairSet(docs, docStart, docLi, terms, idOf, treat, p.PairK)
-	pairPostings, pairLoad := pairs.count()
-	bits0 += p.PairK * int(pairPostings)
-	maxK0 = max(maxK0, p.PairK)
-	load0, loadH := maxLoads(docs, docStart, docLi, idOf, treat, p.Rank, pairLoad, p.PairK)
-	rank := p.Rank
-	m0 := max(p.sharedRowCount(bits0, n, maxK0), int(math.Ceil(float64(load0)/math.Ln2)))
-	mh := max(p.sharedRowCount(bitsH, (n+(1<<rank)-1)>>rank, maxKH), int(math.Ceil(float64(loadH)/math.Ln2)))
-	if mh == 0 {
-		rank = 0
-	}
-	sig := newSignature(n, 1+private+m0, mh, rank)
-
-	// Row numbers of every term, flattened: rowsOf[rowStart[id]:rowStart[id+1]].
-	rowStart := make([]int32, len(terms)+1)
-	var rowsOf []int32
-	var tmp []int
-	for id, li := range order {
-		rowStart[id] = int32(len(rowsOf))
-		switch w := treat[id]; {
-		case w&privateFlag != 0:
-			rowsOf = append(rowsOf, int32(w&^privateFlag))
-		case w&listFlag == 0:
-			k0, kh := decodeShared(w)
-			tmp = termRows(tmp[:0], termHash(terms[li]), k0, kh, 1+private, m0, mh)
-			for _, r := range tmp {
-				rowsOf = append(rowsOf, int32(r))
-			}
-		}
-	}
-	rowStart[len(terms)] = int32(len(rowsOf))
-
-	listDocs := make([]uint16, entries)
-	listFill := make([]uint32, len(terms)) // by termID: entries of its list filled so far
-
-	// Set bits, fill the lists, build the forward index and the positions,
-	// their tokens renumbered from the document's term order to its forward
-	// entry's (termID) order.
-	var tokens int64
-	fwdOff := make([]uint64, n+1)
-	var fwd []byte
-	posOff := make([]uint64, n+1)
-	var posBytes []byte
-	type idtf struct{ id, tf, at uint32 }
-	var ids []idtf
-	var rank0 []int
-	var perm, locals, positions, marks, listOff, sortedIDs, sortedTFs []uint32
-	// Impacts of the term rows of rank 0 (impacts.go): by row, by block.
-	nb, firstHigh := blocksOf(n), 1+private+m0
-	impacts := make([]byte, 2*(private+m0)*nb)
-
-	for doc, d := range docs {
-		sig.set(doc, 0)
-		ids = ids[:0]
-		for i, t := range d.terms {
-			id := idOf[docLi[docStart[doc]+i]]
-			ids = append(ids, idtf{id, t.tf, uint32(i)})
-			if treat[id]&listFlag != 0 {
-				listDocs[treat[id]&^listFlag+listFill[id]] = uint16(doc)
-				listFill[id]++
-				continue
-			}
-			for _, r := range rowsOf[rowStart[id]:rowStart[id+1]] {
-				sig.set(doc, int(r))
-				if int(r) < firstHigh {
-					at := 2 * ((int(r)-1)*nb + doc/BlockDocs)
-					addImpact(impacts[at:at+2], int(t.tf), d.tokens)
-				}
-			}
-		}
-		slices.SortFunc(ids, func(a, b idtf) int { return int(a.id) - int(b.id) })
-		perm = slices.Grow(perm[:0], len(ids))[:len(ids)]
-		sortedIDs, sortedTFs = sortedIDs[:0], sortedTFs[:0]
-		for i, x := range ids {
-			perm[x.at] = uint32(i)
-			sortedIDs, sortedTFs = append(sortedIDs, x.id), append(sortedTFs, x.tf)
-		}
-		tokens += int64(d.tokens)
-
-		var err error
-		if locals, positions, marks, err = decodeTokens(d.pos, len(ids), locals[:0], positions[:0], marks[:0]); err != nil || len(locals) != d.tokens {
-			return segmentHeader{}, nil, fmt.Errorf("positions of document %q: %d tokens do not decode (%v)", d.doc.Key, d.tokens, err)
-		}
-		for i, l := range locals {
-			locals[i] = perm[l]
-		}
-		listOff = slices.Grow(listOff[:0], len(ids))[:len(ids)]
-		posBytes = appendPositionsEntry(posBytes, locals, positions, marks, len(ids), listOff)
-		posOff[doc+1] = uint64(len(posBytes))
-		fwd = appendForwardEntry(fwd, sortedIDs, sortedTFs, listOff)
-		fwdOff[doc+1] = uint64(len(fwd))
-
-		pairs.each(doc, func(h uint64) {
-			rank0 = termRows(rank0[:0], h, p.PairK, 0, 1+private, m0, mh)
-			for _, r := range rank0 {
-				sig.set(doc, r)
-			}
-		})
-	}
-	// Encode the lists in termID order; the treatment word now holds the
-	// list's byte offset / 2 and its encoding.
-	var lists []byte
-	for id := range treat {
-		if treat[id]&listFlag == 0 {
-			continue
-		}
-		start := treat[id] &^ listFlag
-		off := len(lists)
-		var chunked bool
-		lists, chunked = appendList(lists, listDocs[start:start+listFill[id]])
-		treat[id] = listFlag | uint32(off/2)
-		if chunked {
-			treat[id] |= chunkedFlag
-		}
-	}
-
-	pop := sig.popcounts()
-
-	// Document table and store.
-	recs := make([]byte, 0, n*docRecordSize)
-	var strs []byte
-	var blocks []byte
-	var store []byte
-	var raw []byte
-	nblocks := 0
-	flush := func() {
-		if len(raw) == 0 {
-			return
-		}
-		start := len(store)
-		store = storeEncoder().EncodeAll(raw, store)
-		blocks = binary.LittleEndian.AppendUint64(blocks, uint64(start))
-		blocks = binary.LittleEndian.AppendUint32(blocks, uint32(len(store)-start))
-		blocks = binary.LittleEndian.AppendUint32(blocks, uint32(len(raw)))
-		nblocks++
-		raw = raw[:0]
-	}
+	b.encodeLists()
+	var st storeWriter
 	for _, d := range docs {
-		if len(raw) > 0 && len(raw)+len(d.doc.Text) > storeBlockSize {
-			flush()
-		}
-		var mtime int64
-		if !d.doc.ModTime.IsZero() {
-			mtime = d.doc.ModTime.UnixNano()
-		}
-		recs = binary.LittleEndian.AppendUint64(recs, uint64(d.doc.Size))
-		recs = binary.LittleEndian.AppendUint64(recs, uint64(mtime))
-		recs = binary.LittleEndian.AppendUint64(recs, d.hash)
-		recs = binary.LittleEndian.AppendUint64(recs, uint64(len(strs)))
-		recs = binary.LittleEndian.AppendUint32(recs, uint32(len(d.doc.Key)))
-		recs = binary.LittleEndian.AppendUint32(recs, uint32(len(d.doc.Title)))
-		recs = binary.LittleEndian.AppendUint32(recs, uint32(d.tokens))
-		recs = binary.LittleEndian.AppendUint32(recs, uint32(len(d.terms)))
-		recs = binary.LittleEndian.AppendUint32(recs, uint32(nblocks))
-		recs = binary.LittleEndian.AppendUint32(recs, uint32(len(raw)))
-		recs = binary.LittleEndian.AppendUint32(recs, uint32(len(d.doc.Text)))
-		recs = binary.LittleEndian.AppendUint32(recs, d.source)
-		strs = append(strs, d.doc.Key...)
-		strs = append(strs, d.doc.Title...)
-		// A text longer than a block starts one (the flush above) and
-		// fills whole blocks, so a reader can decompress just the part it
-		// needs (TextReader.Range).
-		text := d.doc.Text
-		for len(raw)+len(text) > storeBlockSize {
-			k := storeBlockSize - len(raw)
-			raw = append(raw, text[:k]...)
-			text = text[k:]
-			flush()
-		}
-		raw = append(raw, text...)
+		st.add(d)
 	}
-	flush()
-
+	st.flush()
 	hdr := segmentHeader{
-		Docs: n, Terms: len(terms), PrivateRows: private, SharedRows: m0, RowWords: sig.words,
-		Class: class, KMin: p.KMin, KMax: p.KMax, Density: p.Density, SNR: p.SNR,
-		Tokens: tokens, Blocks: nblocks, Ranks: sig.ranks(),
-		ListDensity: p.ListDensity, Lists: nlists,
-		Rank: p.Rank, HighRows: mh, HighWords: sig.hwords,
-		PairPostings: pairPostings, PairK: p.PairK, Analyzer: analyzer,
+		Docs: b.n, Terms: len(b.terms), PrivateRows: b.private, SharedRows: b.m0, RowWords: b.sig.words,
+		Class: class, KMin: b.p.KMin, KMax: b.p.KMax, Density: b.p.Density, SNR: b.p.SNR,
+		Tokens: b.tokens, Blocks: st.nblocks, Ranks: b.sig.ranks(),
+		ListDensity: b.p.ListDensity, Lists: b.nlists,
+		Rank: b.p.Rank, HighRows: b.mh, HighWords: b.sig.hwords,
+		PairPostings: b.pairPostings, PairK: b.p.PairK, Analyzer: analyzer,
 	}
-
-	// The dictionary, for the lexicon: terms in sorted order with their
-	// termIDs, and per termID (df, treatment).
-	sorted := make([]int32, len(terms)) // sorted position → local index
-	for i := range sorted {
-		sorted[i] = int32(i)
-	}
-	slices.SortFunc(sorted, func(a, b int32) int { return strings.Compare(terms[a], terms[b]) })
-	dict := &segDict{words: make([]string, 0, len(terms)), ids: make([]uint32, 0, len(terms)), info: make([]uint32, 0, 2*len(terms))}
-	for _, li := range sorted {
-		dict.words = append(dict.words, terms[li])
-		dict.ids = append(dict.ids, idOf[li])
-	}
-	for id, li := range order {
-		dict.info = append(dict.info, uint32(dfs[li]), treat[id])
-		switch df := int64(dfs[li]); {
-		case treat[id]&privateFlag != 0:
-			hdr.PrivatePostings += df
-		case treat[id]&listFlag == 0:
-			hdr.SharedPostings += df
-		}
-		hdr.Postings += int64(dfs[li])
-	}
-
-	bw := bufio.NewWriterSize(w, 1<<20)
-	fw, err := newFileWriter(bw, segmentKind)
+	dict := b.dictionary(&hdr)
+	err := writeSections(w, segmentKind, []fileSection{
+		{secParams, [][]byte{hdr.encode()}},
+		{secRows, [][]byte{wordsAsBytes(b.sig.bits)}},
+		{secRowStats, [][]byte{u32AsBytes(b.sig.popcounts())}},
+		{secLists, [][]byte{b.lists}},
+		{secForward, [][]byte{wordsAsBytes(b.fwdOff), b.fwd}},
+		{secPositions, [][]byte{wordsAsBytes(b.posOff), b.pos}},
+		{secImpacts, [][]byte{b.impacts}},
+		{secDocs, [][]byte{st.recs, st.strs}},
+		{secBlocks, [][]byte{st.blocks}},
+		{secStore, [][]byte{st.store}},
+	})
 	if err != nil {
 		return hdr, nil, err
 	}
-	sections := []struct {
-		id    uint32
-		parts [][]byte
-	}{
-		{secParams, [][]byte{hdr.encode()}},
-		{secRows, [][]byte{wordsAsBytes(sig.bits)}},
-		{secRowStats, [][]byte{u32AsBytes(pop)}},
-		{secLists, [][]byte{lists}},
-		{secForward, [][]byte{wordsAsBytes(fwdOff), fwd}},
-		{secPositions, [][]byte{wordsAsBytes(posOff), posBytes}},
-		{secImpacts, [][]byte{impacts}},
-		{secDocs, [][]byte{recs, strs}},
-		{secBlocks, [][]byte{blocks}},
-		{secStore, [][]byte{store}},
+	return hdr, dict, nil
+}
+
+// segmentBuilder holds what the steps of buildSegment share.
+type segmentBuilder struct {
+	docs []*analyzedDoc
+	n    int
+	p    Params
+
+	// collectTerms: the terms by local index (first seen), their document
+	// frequencies, and the groups of 2^Rank documents holding each (the
+	// bits it sets in a row of that rank); docLi[docStart[doc]:docStart[doc+1]]
+	// are the local indexes of a document's terms, in its terms' order;
+	// order maps termIDs (by descending df) to local indexes, idOf back.
+	terms    []string
+	dfs      []int
+	groups   []int
+	docStart []int
+	docLi    []int32
+	order    []int32
+	idOf     []uint32
+
+	// treatTerms: by termID, the private row | privateFlag, the first list
+	// entry | listFlag (the list's offset once encodeLists has run), or the
+	// shared rows' counts; and the totals the row counts are made from.
+	treat                      []uint32
+	private, nlists, entries   int
+	bits0, bitsH, maxK0, maxKH int
+
+	// layoutRows: the rows, and the row numbers of every term, flattened:
+	// rowsOf[rowStart[id]:rowStart[id+1]].
+	pairs        *pairSet
+	pairPostings int64
+	m0, mh       int
+	sig          *signature
+	rowStart     []int32
+	rowsOf       []int32
+
+	// post: the lists' entries, the forward index and positions with their
+	// offsets by document, the impacts of the rows of rank 0, and the
+	// segment's tokens.
+	listDocs       []uint16
+	listFill       []uint32
+	fwd, pos       []byte
+	fwdOff, posOff []uint64
+	impacts        []byte
+	tokens         int64
+	lists          []byte
+}
+
+// collectTerms numbers the terms of the documents and orders them by
+// descending document frequency (then by term): that order is the termIDs.
+func (b *segmentBuilder) collectTerms() {
+	local := make(map[string]int32)
+	var lastGroup []int
+	b.docStart = make([]int, b.n+1)
+	for doc, d := range b.docs {
+		g := doc >> b.p.Rank
+		for _, t := range d.terms {
+			i, ok := local[t.term]
+			if !ok {
+				i = int32(len(b.terms))
+				local[t.term] = i
+				b.terms = append(b.terms, t.term)
+				b.dfs, b.groups, lastGroup = append(b.dfs, 0), append(b.groups, 0), append(lastGroup, -1)
+			}
+			b.docLi = append(b.docLi, i)
+			b.dfs[i]++
+			if lastGroup[i] != g {
+				b.groups[i]++
+				lastGroup[i] = g
+			}
+		}
+		b.docStart[doc+1] = len(b.docLi)
+	}
+	b.order = make([]int32, len(b.terms))
+	for i := range b.order {
+		b.order[i] = int32(i)
+	}
+	slices.SortFunc(b.order, func(x, y int32) int {
+		if b.dfs[x] != b.dfs[y] {
+			return b.dfs[y] - b.dfs[x]
+		}
+		return strings.Compare(b.terms[x], b.terms[y])
+	})
+	b.idOf = make([]uint32, len(b.terms))
+	for id, li := range b.order {
+		b.idOf[li] = uint32(id)
+	}
+}
+
+// treatTerms gives every term its treatment (Params.treat): a private row,
+// an exact list, or k shared rows of rank 0 and kHigh of the higher rank.
+// Row 0 is the live row and private rows follow in termID order. Lists
+// are first gathered as entries (a list's first entry is kept in its
+// treatment word meanwhile), then encoded (encodeLists).
+func (b *segmentBuilder) treatTerms() {
+	b.treat = make([]uint32, len(b.terms))
+	b.p = b.p.withTail(b.dfs, b.n)
+	noLists := b.p
+	noLists.ListDensity = 0
+	for id, li := range b.order {
+		df := b.dfs[li]
+		t := b.p.treat(df, b.n)
+		if t.List && b.entries+df > maxListEntries {
+			t = noLists.treat(df, b.n)
+		}
+		switch {
+		case t.Private:
+			b.private++
+			b.treat[id] = privateFlag | uint32(b.private)
+		case t.List:
+			b.treat[id] = listFlag | uint32(b.entries)
+			b.entries += df
+			b.nlists++
+		default:
+			b.treat[id] = sharedWord(t.K, t.KHigh)
+			b.bits0 += t.K * df
+			b.bitsH += t.KHigh * b.groups[li]
+			b.maxK0, b.maxKH = max(b.maxK0, t.K), max(b.maxKH, t.KHigh)
+		}
+	}
+}
+
+// layoutRows sizes the shared rows and lists the rows of every term.
+//
+// Rows are made for the target density, and enough that no column
+// saturates: a document (a group of 2^rank documents, at the higher rank)
+// that sets B bits sets at most B of m rows, so m ≥ B/ln 2 keeps every
+// column at most ln 2 full however unevenly the shared terms fall on
+// documents. Word pairs: where two words with private rows follow each
+// other, the pair sets PairK shared rows of rank 0 (Params.PairK); they are
+// counted first, for the row count. The shared rows of rank 0 follow the
+// private ones, then those of the higher rank.
+func (b *segmentBuilder) layoutRows() {
+	p := b.p
+	b.pairs = newPairSet(b.docs, b.docStart, b.docLi, b.terms, b.idOf, b.treat, p.PairK)
+	pairPostings, pairLoad := b.pairs.count()
+	b.pairPostings = pairPostings
+	bits0 := b.bits0 + p.PairK*int(pairPostings)
+	maxK0 := max(b.maxK0, p.PairK)
+	load0, loadH := maxLoads(b.docs, b.docStart, b.docLi, b.idOf, b.treat, p.Rank, pairLoad, p.PairK)
+	rank := p.Rank
+	b.m0 = max(p.sharedRowCount(bits0, b.n, maxK0), int(math.Ceil(float64(load0)/math.Ln2)))
+	b.mh = max(p.sharedRowCount(b.bitsH, (b.n+(1<<rank)-1)>>rank, b.maxKH), int(math.Ceil(float64(loadH)/math.Ln2)))
+	if b.mh == 0 {
+		rank = 0
+	}
+	b.sig = newSignature(b.n, 1+b.private+b.m0, b.mh, rank)
+
+	b.rowStart = make([]int32, len(b.terms)+1)
+	var tmp []int
+	for id, li := range b.order {
+		b.rowStart[id] = int32(len(b.rowsOf))
+		switch w := b.treat[id]; {
+		case w&privateFlag != 0:
+			b.rowsOf = append(b.rowsOf, int32(w&^privateFlag))
+		case w&listFlag == 0:
+			k0, kh := decodeShared(w)
+			tmp = termRows(tmp[:0], termHash(b.terms[li]), k0, kh, 1+b.private, b.m0, b.mh)
+			for _, r := range tmp {
+				b.rowsOf = append(b.rowsOf, int32(r))
+			}
+		}
+	}
+	b.rowStart[len(b.terms)] = int32(len(b.rowsOf))
+}
+
+// post sets every document's bits, fills the lists, and builds the forward
+// index and the positions, their tokens renumbered from the document's term
+// order to its forward entry's (termID) order, and the impacts of the term
+// rows of rank 0 (impacts.go): by row, by block.
+func (b *segmentBuilder) post() error {
+	b.listDocs = make([]uint16, b.entries)
+	b.listFill = make([]uint32, len(b.terms))
+	b.fwdOff = make([]uint64, b.n+1)
+	b.posOff = make([]uint64, b.n+1)
+	nb := blocksOf(b.n)
+	b.impacts = make([]byte, 2*(b.private+b.m0)*nb)
+	var sc postScratch
+	for doc, d := range b.docs {
+		if err := b.postDocument(doc, d, nb, &sc); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// postScratch is the memory post reuses from one document to the next.
+type postScratch struct {
+	ids                                                    []idtf
+	rank0                                                  []int
+	perm, locals, positions, marks, listOff, sortedIDs, tf []uint32
+}
+
+// idtf is one term of a document: its termID, its frequency, and its index
+// in the document's term order.
+type idtf struct{ id, tf, at uint32 }
+
+// postDocument posts document doc, d (see post); nb is the number of blocks.
+func (b *segmentBuilder) postDocument(doc int, d *analyzedDoc, nb int, sc *postScratch) error {
+	firstHigh := 1 + b.private + b.m0
+	b.sig.set(doc, 0)
+	sc.ids = sc.ids[:0]
+	for i, t := range d.terms {
+		id := b.idOf[b.docLi[b.docStart[doc]+i]]
+		sc.ids = append(sc.ids, idtf{id, t.tf, uint32(i)})
+		if b.treat[id]&listFlag != 0 {
+			b.listDocs[b.treat[id]&^listFlag+b.listFill[id]] = uint16(doc)
+			b.listFill[id]++
+			continue
+		}
+		for _, r := range b.rowsOf[b.rowStart[id]:b.rowStart[id+1]] {
+			b.sig.set(doc, int(r))
+			if int(r) < firstHigh {
+				at := 2 * ((int(r)-1)*nb + doc/BlockDocs)
+				addImpact(b.impacts[at:at+2], int(t.tf), d.tokens)
+			}
+		}
+	}
+	slices.SortFunc(sc.ids, func(x, y idtf) int { return int(x.id) - int(y.id) })
+	n := len(sc.ids)
+	sc.perm = slices.Grow(sc.perm[:0], n)[:n]
+	sc.sortedIDs, sc.tf = sc.sortedIDs[:0], sc.tf[:0]
+	for i, x := range sc.ids {
+		sc.perm[x.at] = uint32(i)
+		sc.sortedIDs, sc.tf = append(sc.sortedIDs, x.id), append(sc.tf, x.tf)
+	}
+	b.tokens += int64(d.tokens)
+
+	var err error
+	if sc.locals, sc.positions, sc.marks, err = decodeTokens(d.pos, n, sc.locals[:0], sc.positions[:0], sc.marks[:0]); err != nil || len(sc.locals) != d.tokens {
+		return fmt.Errorf("positions of document %q: %d tokens do not decode (%v)", d.doc.Key, d.tokens, err)
+	}
+	for i, l := range sc.locals {
+		sc.locals[i] = sc.perm[l]
+	}
+	sc.listOff = slices.Grow(sc.listOff[:0], n)[:n]
+	b.pos = appendPositionsEntry(b.pos, sc.locals, sc.positions, sc.marks, n, sc.listOff)
+	b.posOff[doc+1] = uint64(len(b.pos))
+	b.fwd = appendForwardEntry(b.fwd, sc.sortedIDs, sc.tf, sc.listOff)
+	b.fwdOff[doc+1] = uint64(len(b.fwd))
+
+	b.pairs.each(doc, func(h uint64) {
+		sc.rank0 = termRows(sc.rank0[:0], h, b.p.PairK, 0, 1+b.private, b.m0, b.mh)
+		for _, r := range sc.rank0 {
+			b.sig.set(doc, r)
+		}
+	})
+	return nil
+}
+
+// encodeLists encodes the lists in termID order (lists.go); the treatment
+// word then holds the list's byte offset / 2 and its encoding.
+func (b *segmentBuilder) encodeLists() {
+	for id := range b.treat {
+		if b.treat[id]&listFlag == 0 {
+			continue
+		}
+		start := b.treat[id] &^ listFlag
+		off := len(b.lists)
+		var chunked bool
+		b.lists, chunked = appendList(b.lists, b.listDocs[start:start+b.listFill[id]])
+		b.treat[id] = listFlag | uint32(off/2)
+		if chunked {
+			b.treat[id] |= chunkedFlag
+		}
+	}
+}
+
+// dictionary returns the segment's dictionary, for the lexicon: the terms
+// in sorted order with their termIDs, and per termID (df, treatment); and
+// counts the postings of each kind into hdr.
+func (b *segmentBuilder) dictionary(hdr *segmentHeader) *segDict {
+	sorted := make([]int32, len(b.terms)) // sorted position → local index
+	for i := range sorted {
+		sorted[i] = int32(i)
+	}
+	slices.SortFunc(sorted, func(x, y int32) int { return strings.Compare(b.terms[x], b.terms[y]) })
+	dict := &segDict{words: make([]string, 0, len(b.terms)), ids: make([]uint32, 0, len(b.terms)), info: make([]uint32, 0, 2*len(b.terms))}
+	for _, li := range sorted {
+		dict.words = append(dict.words, b.terms[li])
+		dict.ids = append(dict.ids, b.idOf[li])
+	}
+	for id, li := range b.order {
+		df := int64(b.dfs[li])
+		dict.info = append(dict.info, uint32(df), b.treat[id])
+		switch {
+		case b.treat[id]&privateFlag != 0:
+			hdr.PrivatePostings += df
+		case b.treat[id]&listFlag == 0:
+			hdr.SharedPostings += df
+		}
+		hdr.Postings += df
+	}
+	return dict
+}
+
+// storeWriter makes the document table (docRecordSize records and their
+// string blob) and the store: the texts, in storeBlockSize blocks
+// compressed with zstd, and the block table.
+type storeWriter struct {
+	recs, strs, blocks, store, raw []byte
+	nblocks                        int
+}
+
+// add appends d's record, key, title and text.
+func (s *storeWriter) add(d *analyzedDoc) {
+	if len(s.raw) > 0 && len(s.raw)+len(d.doc.Text) > storeBlockSize {
+		s.flush()
+	}
+	var mtime int64
+	if !d.doc.ModTime.IsZero() {
+		mtime = d.doc.ModTime.UnixNano()
+	}
+	le := binary.LittleEndian
+	s.recs = le.AppendUint64(s.recs, uint64(d.doc.Size))
+	s.recs = le.AppendUint64(s.recs, uint64(mtime))
+	s.recs = le.AppendUint64(s.recs, d.hash)
+	s.recs = le.AppendUint64(s.recs, uint64(len(s.strs)))
+	s.recs = le.AppendUint32(s.recs, uint32(len(d.doc.Key)))
+	s.recs = le.AppendUint32(s.recs, uint32(len(d.doc.Title)))
+	s.recs = le.AppendUint32(s.recs, uint32(d.tokens))
+	s.recs = le.AppendUint32(s.recs, uint32(len(d.terms)))
+	s.recs = le.AppendUint32(s.recs, uint32(s.nblocks))
+	s.recs = le.AppendUint32(s.recs, uint32(len(s.raw)))
+	s.recs = le.AppendUint32(s.recs, uint32(len(d.doc.Text)))
+	s.recs = le.AppendUint32(s.recs, d.source)
+	s.strs = append(s.strs, d.doc.Key...)
+	s.strs = append(s.strs, d.doc.Title...)
+	// A text longer than a block starts one (the flush above) and fills
+	// whole blocks, so a reader can decompress just the part it needs
+	// (TextReader.Range).
+	text := d.doc.Text
+	for len(s.raw)+len(text) > storeBlockSize {
+		k := storeBlockSize - len(s.raw)
+		s.raw = append(s.raw, text[:k]...)
+		text = text[k:]
+		s.flush()
+	}
+	s.raw = append(s.raw, text...)
+}
+
+// flush compresses the block being filled, if any, into the store.
+func (s *storeWriter) flush() {
+	if len(s.raw) == 0 {
+		return
+	}
+	start := len(s.store)
+	s.store = storeEncoder().EncodeAll(s.raw, s.store)
+	s.blocks = binary.LittleEndian.AppendUint64(s.blocks, uint64(start))
+	s.blocks = binary.LittleEndian.AppendUint32(s.blocks, uint32(len(s.store)-start))
+	s.blocks = binary.LittleEndian.AppendUint32(s.blocks, uint32(len(s.raw)))
+	s.nblocks++
+	s.raw = s.raw[:0]
+}
+
+// fileSection is one section of a file to write: its id and its bytes, in
+// parts.
+type fileSection struct {
+	id    uint32
+	parts [][]byte
+}
+
+// writeSections writes a sectioned file of the kind to w (file.go).
+func writeSections(w io.Writer, kind string, sections []fileSection) error {
+	bw := bufio.NewWriterSize(w, 1<<20)
+	fw, err := newFileWriter(bw, kind)
+	if err != nil {
+		return err
 	}
 	for _, s := range sections {
 		if err := fw.begin(s.id); err != nil {
-			return hdr, nil, err
+			return err
 		}
 		for _, part := range s.parts {
 			if _, err := fw.Write(part); err != nil {
-				return hdr, nil, err
+				return err
 			}
 		}
 		fw.end()
 	}
 	if err := fw.finish(); err != nil {
-		return hdr, nil, err
+		return err
 	}
-	return hdr, dict, bw.Flush()
+	return bw.Flush()
 }
 
 // maxLoads returns the most shared-row bits one document sets at rank 0 (its
