@@ -195,7 +195,8 @@ func buildSegment(w io.Writer, docs []*analyzedDoc, p Params, class int, analyze
 		PairPostings: b.pairPostings, PairK: b.p.PairK, Analyzer: analyzer,
 	}
 	dict := b.dictionary(&hdr)
-	err := writeSections(w, segmentKind, []fileSection{
+	bw := bufio.NewWriterSize(w, 1<<20)
+	err := writeSections(bw, segmentKind, []fileSection{
 		{secParams, [][]byte{hdr.encode()}},
 		{secRows, [][]byte{wordsAsBytes(b.sig.bits)}},
 		{secRowStats, [][]byte{u32AsBytes(b.sig.popcounts())}},
@@ -207,6 +208,9 @@ func buildSegment(w io.Writer, docs []*analyzedDoc, p Params, class int, analyze
 		{secBlocks, [][]byte{st.blocks}},
 		{secStore, [][]byte{st.store}},
 	})
+	if err == nil {
+		err = bw.Flush()
+	}
 	if err != nil {
 		return hdr, nil, err
 	}
@@ -574,10 +578,10 @@ type fileSection struct {
 	parts [][]byte
 }
 
-// writeSections writes a sectioned file of the kind to w (file.go).
+// writeSections writes a sectioned file of the kind to w (file.go), each
+// part with its own Write, so that a failing disk shows between them.
 func writeSections(w io.Writer, kind string, sections []fileSection) error {
-	bw := bufio.NewWriterSize(w, 1<<20)
-	fw, err := newFileWriter(bw, kind)
+	fw, err := newFileWriter(w, kind)
 	if err != nil {
 		return err
 	}
@@ -592,10 +596,7 @@ func writeSections(w io.Writer, kind string, sections []fileSection) error {
 		}
 		fw.end()
 	}
-	if err := fw.finish(); err != nil {
-		return err
-	}
-	return bw.Flush()
+	return fw.finish()
 }
 
 // maxLoads returns the most shared-row bits one document sets at rank 0 (its

@@ -651,38 +651,30 @@ func (b *lexBuilder) addRecord(word, rec []byte, c int) error {
 // encode writes the lexicon file for the segments with sequence numbers
 // segSeq to w.
 func (b *lexBuilder) encode(w io.Writer, segSeq []uint64) error {
-	fw, err := newFileWriter(w, lexiconKind)
-	if err != nil {
-		return err
-	}
 	p := make([]byte, lexParamsSize)
 	binary.LittleEndian.PutUint32(p, uint32(b.words))
 	binary.LittleEndian.PutUint32(p[4:], uint32(len(b.blockOff)))
 	binary.LittleEndian.PutUint32(p[8:], uint32(len(segSeq)))
 	binary.LittleEndian.PutUint64(p[16:], uint64(b.entries))
-	fw.begin(secLexParams)
-	fw.Write(p)
-	fw.end()
-	fw.begin(secLexSegments)
+	seqs := make([]byte, 0, 8*len(segSeq))
 	for _, s := range segSeq {
-		fw.Write(binary.LittleEndian.AppendUint64(nil, s))
+		seqs = binary.LittleEndian.AppendUint64(seqs, s)
 	}
-	fw.end()
-	fw.begin(secLexIndex)
-	fw.Write(u32AsBytes(append(b.blockOff, uint32(len(b.body)))))
-	fw.Write(u32AsBytes(append(b.keyOff, uint32(len(b.keys)))))
-	fw.Write(b.keys)
-	fw.end()
-	fw.begin(secLexBlocks)
-	for body := b.body; len(body) > 0; { // in pieces, so a failing disk shows between them
-		n := min(len(body), 1<<20)
-		if _, err := fw.Write(body[:n]); err != nil {
-			return err
-		}
-		body = body[n:]
+	var body [][]byte
+	for rest := b.body; len(rest) > 0; { // in pieces, so a failing disk shows between them
+		n := min(len(rest), 1<<20)
+		body, rest = append(body, rest[:n]), rest[n:]
 	}
-	fw.end()
-	return fw.finish()
+	return writeSections(w, lexiconKind, []fileSection{
+		{secLexParams, [][]byte{p}},
+		{secLexSegments, [][]byte{seqs}},
+		{secLexIndex, [][]byte{
+			u32AsBytes(append(b.blockOff, uint32(len(b.body)))),
+			u32AsBytes(append(b.keyOff, uint32(len(b.keys)))),
+			b.keys,
+		}},
+		{secLexBlocks, body},
+	})
 }
 
 // lexSource is one input of a lexicon merge: an old lexicon whose segments

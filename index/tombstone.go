@@ -70,22 +70,16 @@ type tombstone struct {
 // number segSeq and docs documents, written by the commit of generation gen;
 // deleted has ceil(docs/64) words.
 func encodeTombstone(segSeq, gen uint64, docs int, deleted []uint64) []byte {
-	var buf sliceWriter
-	fw, _ := newFileWriter(&buf, tombstoneKind)
 	p := make([]byte, delParamsSize)
 	binary.LittleEndian.PutUint32(p, uint32(docs))
 	binary.LittleEndian.PutUint32(p[4:], uint32(bitrow.Count(deleted)))
 	binary.LittleEndian.PutUint64(p[8:], segSeq)
 	binary.LittleEndian.PutUint64(p[16:], gen)
-	fw.begin(secDelParams)
-	fw.Write(p)
-	fw.end()
-	fw.begin(secDelBits)
-	for _, w := range deleted {
-		fw.Write(binary.LittleEndian.AppendUint64(nil, w))
-	}
-	fw.end()
-	fw.finish()
+	var buf sliceWriter // in memory: writing cannot fail
+	writeSections(&buf, tombstoneKind, []fileSection{
+		{secDelParams, [][]byte{p}},
+		{secDelBits, [][]byte{wordsAsBytes(deleted)}},
+	})
 	return buf.b
 }
 
