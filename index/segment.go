@@ -82,163 +82,206 @@ func newSegment(path string, data []byte, verify verifyLevel) (*Segment, error) 
 	if err != nil {
 		return nil, err
 	}
-	s := &Segment{name: name, path: path, data: data, secs: secs}
-	get := func(id uint32) ([]byte, error) {
-		sec, ok := secs[id]
-		if !ok {
-			return nil, &CorruptError{File: name, Section: SectionName(id), Detail: "section is missing"}
+	r := &segmentReader{s: &Segment{name: name, path: path, data: data, secs: secs}, verify: verify}
+	for _, step := range []func() error{r.params, r.rows, r.forward, r.positions, r.impacts, r.docs, r.store} {
+		if err := step(); err != nil {
+			return nil, err
 		}
-		if verify == verifyData && id != secStore || verify == verifyMeta && (id == secParams || id == secRowStats || id == secBlocks) {
-			if err := verifySection(name, data, sec); err != nil {
-				return nil, err
-			}
-		}
-		return data[sec.Offset : sec.Offset+sec.Length], nil
 	}
-	bad := func(id uint32, format string, a ...any) error {
-		return &CorruptError{File: name, Section: SectionName(id), Detail: fmt.Sprintf(format, a...)}
-	}
+	return r.s, nil
+}
 
-	params, err := get(secParams)
+// segmentReader validates a segment's sections one by one, as newSegment
+// reads them into s; each step checks its section against the params.
+type segmentReader struct {
+	s      *Segment
+	verify verifyLevel
+}
+
+// section returns the bytes of section id, checked against its checksum
+// when the verify level asks for it.
+func (r *segmentReader) section(id uint32) ([]byte, error) {
+	s := r.s
+	sec, ok := s.secs[id]
+	if !ok {
+		return nil, &CorruptError{File: s.name, Section: SectionName(id), Detail: "section is missing"}
+	}
+	if r.verify == verifyData && id != secStore || r.verify == verifyMeta && (id == secParams || id == secRowStats || id == secBlocks) {
+		if err := verifySection(s.name, s.data, sec); err != nil {
+			return nil, err
+		}
+	}
+	return s.data[sec.Offset : sec.Offset+sec.Length], nil
+}
+
+// bad reports damage found in section id.
+func (r *segmentReader) bad(id uint32, format string, a ...any) error {
+	return &CorruptError{File: r.s.name, Section: SectionName(id), Detail: fmt.Sprintf(format, a...)}
+}
+
+// params decodes the header and checks that its counts agree with each
+// other.
+func (r *segmentReader) params() error {
+	params, err := r.section(secParams)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if len(params) != paramsSize {
-		return nil, bad(secParams, "%d bytes, want %d", len(params), paramsSize)
+		return r.bad(secParams, "%d bytes, want %d", len(params), paramsSize)
 	}
 	h := decodeHeader(params)
-	s.hdr = h
+	r.s.hdr = h
 	if !allZero(params[124:128]) || h.Analyzer == "" || !allZero(params[128+len(h.Analyzer):]) {
-		return nil, bad(secParams, "the reserved bytes or the analyzer name are damaged")
+		return r.bad(secParams, "the reserved bytes or the analyzer name are damaged")
 	}
 	if h.Docs < 0 || h.RowWords != rowWords(h.Docs) || h.Terms < 0 ||
 		h.Lists < 0 || (h.Lists > 0 && h.Docs > MaxListDocs) {
-		return nil, bad(secParams, "inconsistent parameters (docs %d, row words %d, lists %d)", h.Docs, h.RowWords, h.Lists)
+		return r.bad(secParams, "inconsistent parameters (docs %d, row words %d, lists %d)", h.Docs, h.RowWords, h.Lists)
 	}
 	if h.Rank < 0 || h.Rank > MaxRank || h.HighRows < 0 || h.PrivateRows < 0 || h.SharedRows < 0 ||
 		(h.HighRows == 0 && (h.Ranks != 1 || h.HighWords != 0)) ||
 		(h.HighRows > 0 && (h.Ranks != 2 || h.Rank < MinRank || h.HighWords != rankWords(h.Docs, h.Rank))) {
-		return nil, bad(secParams, "inconsistent ranks (%d ranks, rank %d, %d rows of %d words)", h.Ranks, h.Rank, h.HighRows, h.HighWords)
+		return r.bad(secParams, "inconsistent ranks (%d ranks, rank %d, %d rows of %d words)", h.Ranks, h.Rank, h.HighRows, h.HighWords)
 	}
+	if h.PairK < 0 || h.PairK > maxK || h.PairPostings < 0 || (h.PairK == 0 && h.PairPostings != 0) {
+		return r.bad(secParams, "inconsistent word pairs (%d rows each, %d postings)", h.PairK, h.PairPostings)
+	}
+	return nil
+}
 
-	lists, err := get(secLists)
+// rows reads the lists, the rows and their bit counts, and the live row.
+func (r *segmentReader) rows() error {
+	s, h := r.s, r.s.hdr
+	lists, err := r.section(secLists)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	s.lists = lists
 	if len(lists) > 0 && h.Docs > MaxListDocs {
-		return nil, bad(secLists, "lists in a segment of %d documents", h.Docs)
+		return r.bad(secLists, "lists in a segment of %d documents", h.Docs)
 	}
 	nrows := 1 + h.PrivateRows + h.SharedRows + h.HighRows
 	rowWordsAll := uint64(1+h.PrivateRows+h.SharedRows)*uint64(h.RowWords) + uint64(h.HighRows)*uint64(h.HighWords)
-
-	rows, err := get(secRows)
+	rows, err := r.section(secRows)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if uint64(len(rows)) != rowWordsAll*8 {
-		return nil, bad(secRows, "%d bytes, want %d words", len(rows), rowWordsAll)
+		return r.bad(secRows, "%d bytes, want %d words", len(rows), rowWordsAll)
 	}
 	s.rows = bytesAsWords(rows)
-	pop, err := get(secRowStats)
+	pop, err := r.section(secRowStats)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if len(pop) != 4*nrows {
-		return nil, bad(secRowStats, "%d bytes, want %d", len(pop), 4*nrows)
+		return r.bad(secRowStats, "%d bytes, want %d", len(pop), 4*nrows)
 	}
 	s.rowPop = bytesAsU32(pop)
 	s.live = s.Row(0)
 	s.nlive = int(s.rowPop[0])
 	s.liveTokens = h.Tokens
+	return nil
+}
 
-	fwd, err := get(secForward)
+// forward reads the forward index: an entry per document, after its offsets.
+func (r *segmentReader) forward() (err error) {
+	r.s.fwdOff, r.s.fwd, err = r.entries(secForward)
+	return err
+}
+
+// positions reads the positions: an entry per document, after its offsets.
+func (r *segmentReader) positions() (err error) {
+	r.s.posOff, r.s.pos, err = r.entries(secPositions)
+	return err
+}
+
+// entries reads a section of one entry per document: n+1 offsets, in
+// order, from 0 to the length of the entries that follow them.
+func (r *segmentReader) entries(id uint32) ([]uint64, []byte, error) {
+	sec, err := r.section(id)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	nd := uint64(h.Docs)
-	if uint64(len(fwd)) < 8*(nd+1) {
-		return nil, bad(secForward, "too short for %d documents", nd)
+	nd := uint64(r.s.hdr.Docs)
+	if uint64(len(sec)) < 8*(nd+1) {
+		return nil, nil, r.bad(id, "too short for %d documents", nd)
 	}
-	s.fwdOff = bytesAsWords(fwd[:8*(nd+1)])
-	s.fwd = fwd[8*(nd+1):]
+	off, entries := bytesAsWords(sec[:8*(nd+1)]), sec[8*(nd+1):]
 	for i := uint64(0); i < nd; i++ {
-		if s.fwdOff[i] > s.fwdOff[i+1] {
-			return nil, bad(secForward, "offsets of document %d are out of order", i)
+		if off[i] > off[i+1] {
+			return nil, nil, r.bad(id, "offsets of document %d are out of order", i)
 		}
 	}
-	if s.fwdOff[0] != 0 || s.fwdOff[nd] != uint64(len(s.fwd)) {
-		return nil, bad(secForward, "offsets do not cover the entries")
+	if off[0] != 0 || off[nd] != uint64(len(entries)) {
+		return nil, nil, r.bad(id, "offsets do not cover the entries")
 	}
+	return off, entries, nil
+}
 
-	posSec, err := get(secPositions)
-	if err != nil {
-		return nil, err
-	}
-	if uint64(len(posSec)) < 8*(nd+1) {
-		return nil, bad(secPositions, "too short for %d documents", nd)
-	}
-	s.posOff = bytesAsWords(posSec[:8*(nd+1)])
-	s.pos = posSec[8*(nd+1):]
-	for i := uint64(0); i < nd; i++ {
-		if s.posOff[i] > s.posOff[i+1] {
-			return nil, bad(secPositions, "offsets of document %d are out of order", i)
-		}
-	}
-	if s.posOff[0] != 0 || s.posOff[nd] != uint64(len(s.pos)) {
-		return nil, bad(secPositions, "offsets do not cover the entries")
-	}
-	if s.impacts, err = get(secImpacts); err != nil {
-		return nil, err
+// impacts reads the impacts of the rows of rank 0, two bytes a row a block.
+func (r *segmentReader) impacts() (err error) {
+	s, h := r.s, r.s.hdr
+	if s.impacts, err = r.section(secImpacts); err != nil {
+		return err
 	}
 	if want := 2 * (h.PrivateRows + h.SharedRows) * blocksOf(h.Docs); len(s.impacts) != want {
-		return nil, bad(secImpacts, "%d bytes, want %d", len(s.impacts), want)
+		return r.bad(secImpacts, "%d bytes, want %d", len(s.impacts), want)
 	}
-	if h.PairK < 0 || h.PairK > maxK || h.PairPostings < 0 || (h.PairK == 0 && h.PairPostings != 0) {
-		return nil, bad(secParams, "inconsistent word pairs (%d rows each, %d postings)", h.PairK, h.PairPostings)
-	}
+	return nil
+}
 
-	docs, err := get(secDocs)
+// docs reads the document table: the records, then the strings.
+func (r *segmentReader) docs() error {
+	s := r.s
+	docs, err := r.section(secDocs)
 	if err != nil {
-		return nil, err
+		return err
 	}
+	nd := uint64(s.hdr.Docs)
 	if uint64(len(docs)) < docRecordSize*nd {
-		return nil, bad(secDocs, "too short for %d documents", nd)
+		return r.bad(secDocs, "too short for %d documents", nd)
 	}
 	s.docRecs = docs[:docRecordSize*nd]
 	s.docStrs = docs[docRecordSize*nd:]
-	blocks, err := get(secBlocks)
+	return nil
+}
+
+// store reads the block table and the store, and checks that every block
+// and every document's strings and block lie where they can be read.
+func (r *segmentReader) store() error {
+	s, h := r.s, r.s.hdr
+	blocks, err := r.section(secBlocks)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if len(blocks) != blockEntrySize*h.Blocks {
-		return nil, bad(secBlocks, "%d bytes, want %d blocks", len(blocks), h.Blocks)
+		return r.bad(secBlocks, "%d bytes, want %d blocks", len(blocks), h.Blocks)
 	}
 	s.blocks = blocks
-	if s.store, err = get(secStore); err != nil {
-		return nil, err
+	if s.store, err = r.section(secStore); err != nil {
+		return err
 	}
 	for b := 0; b < h.Blocks; b++ {
 		off, clen, rawLen := s.block(b)
 		if off+uint64(clen) > uint64(len(s.store)) {
-			return nil, bad(secBlocks, "block %d lies outside the store", b)
+			return r.bad(secBlocks, "block %d lies outside the store", b)
 		}
 		if uint64(rawLen) > uint64(clen)*zstdMaxRatio {
-			return nil, bad(secBlocks, "block %d claims %d bytes from %d compressed", b, rawLen, clen)
+			return r.bad(secBlocks, "block %d claims %d bytes from %d compressed", b, rawLen, clen)
 		}
 	}
 	for i := 0; i < h.Docs; i++ {
-		r := s.docRecs[i*docRecordSize:]
-		strOff := binary.LittleEndian.Uint64(r[24:])
-		strLen := uint64(binary.LittleEndian.Uint32(r[32:])) + uint64(binary.LittleEndian.Uint32(r[36:]))
+		rec := s.docRecord(i)
+		strOff, strLen := rec.strOff(), rec.keyLen()+rec.titleLen()
 		if strOff > uint64(len(s.docStrs)) || strLen > uint64(len(s.docStrs))-strOff {
-			return nil, bad(secDocs, "key of document %d lies outside the table", i)
+			return r.bad(secDocs, "key of document %d lies outside the table", i)
 		}
-		if blk := int(binary.LittleEndian.Uint32(r[48:])); blk >= h.Blocks && binary.LittleEndian.Uint32(r[56:]) > 0 {
-			return nil, bad(secDocs, "document %d names store block %d of %d", i, blk, h.Blocks)
+		if blk := rec.block(); blk >= h.Blocks && rec.textLen() > 0 {
+			return r.bad(secDocs, "document %d names store block %d of %d", i, blk, h.Blocks)
 		}
 	}
-	return s, nil
+	return nil
 }
 
 func (s *Segment) close() error {
@@ -474,21 +517,18 @@ type DocInfo struct {
 
 // Doc returns the document table entry of doc.
 func (s *Segment) Doc(doc int) DocInfo {
-	r := s.docRecs[doc*docRecordSize : (doc+1)*docRecordSize]
-	off := binary.LittleEndian.Uint64(r[24:])
-	kl := uint64(binary.LittleEndian.Uint32(r[32:]))
-	tl := uint64(binary.LittleEndian.Uint32(r[36:]))
+	r := s.docRecord(doc)
 	d := DocInfo{
-		Key:      string(s.docStrs[off : off+kl]),
-		Title:    string(s.docStrs[off+kl : off+kl+tl]),
-		Size:     int64(binary.LittleEndian.Uint64(r)),
-		Hash:     binary.LittleEndian.Uint64(r[16:]),
-		Tokens:   int(binary.LittleEndian.Uint32(r[40:])),
-		Distinct: int(binary.LittleEndian.Uint32(r[44:])),
-		TextLen:  int(binary.LittleEndian.Uint32(r[56:])),
-		Source:   binary.LittleEndian.Uint32(r[60:]),
+		Key:      string(r.key(s.docStrs)),
+		Title:    string(r.title(s.docStrs)),
+		Size:     r.size(),
+		Hash:     r.hash(),
+		Tokens:   r.tokens(),
+		Distinct: r.distinct(),
+		TextLen:  r.textLen(),
+		Source:   r.source(),
 	}
-	if ns := int64(binary.LittleEndian.Uint64(r[8:])); ns != 0 {
+	if ns := r.mtime(); ns != 0 {
 		d.ModTime = time.Unix(0, ns)
 	}
 	return d
@@ -496,27 +536,19 @@ func (s *Segment) Doc(doc int) DocInfo {
 
 // DocTokens is the BM25 length of doc, without decoding its key.
 func (s *Segment) DocTokens(doc int) int {
-	return int(binary.LittleEndian.Uint32(s.docRecs[doc*docRecordSize+40:]))
+	return s.docRecord(doc).tokens()
 }
 
 // DocSource is the SourceTag of doc's source, 0 for none.
 func (s *Segment) DocSource(doc int) uint32 {
-	return binary.LittleEndian.Uint32(s.docRecs[doc*docRecordSize+60:])
+	return s.docRecord(doc).source()
 }
 
 // DocKey is the key of doc.
-func (s *Segment) DocKey(doc int) string {
-	r := s.docRecs[doc*docRecordSize:]
-	off := binary.LittleEndian.Uint64(r[24:])
-	return string(s.docStrs[off : off+uint64(binary.LittleEndian.Uint32(r[32:]))])
-}
+func (s *Segment) DocKey(doc int) string { return string(s.keyBytes(doc)) }
 
 // keyBytes is the key of doc, in place.
-func (s *Segment) keyBytes(doc int) []byte {
-	r := s.docRecs[doc*docRecordSize:]
-	off := binary.LittleEndian.Uint64(r[24:])
-	return s.docStrs[off : off+uint64(binary.LittleEndian.Uint32(r[32:]))]
-}
+func (s *Segment) keyBytes(doc int) []byte { return s.docRecord(doc).key(s.docStrs) }
 
 // CompareKeys compares the keys of documents a and b, as strings.Compare
 // would, without copying them.
@@ -590,10 +622,8 @@ func (r *TextReader) Text(doc int) ([]byte, error) {
 // byte returned. The slice is valid until the next call.
 func (r *TextReader) Range(doc, from, to int) ([]byte, int, error) {
 	s := r.seg
-	rec := s.docRecs[doc*docRecordSize:]
-	blk := int(binary.LittleEndian.Uint32(rec[48:]))
-	at := int(binary.LittleEndian.Uint32(rec[52:]))
-	n := int(binary.LittleEndian.Uint32(rec[56:]))
+	rec := s.docRecord(doc)
+	blk, at, n := rec.block(), rec.blockOff(), rec.textLen()
 	from, to = max(0, from), min(n, to)
 	if n == 0 || from >= to {
 		return nil, from, nil
