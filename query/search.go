@@ -448,19 +448,12 @@ func (s *Searcher) searchSegment(ctx context.Context, seg *index.Segment, si int
 	if p.root.kind == kNone {
 		return r
 	}
-	if k == 0 && p.root.kind == kRows && len(p.root.slots) == 1 && p.root.phrase == nil {
-		// One term: its live document frequency is the exact count.
-		r.hits = p.seg.LiveDFOf(p.ents[p.root.slots[0]])
-		r.candidates = r.hits
-		r.match = time.Since(t0)
-		return r
-	}
-	if k == 0 && p.root.exact {
-		// An exact plan's count is a popcount: no candidate is listed.
-		r.candidates = p.count()
-		r.hits = r.candidates
-		r.match = time.Since(t0)
-		return r
+	if k == 0 {
+		if n, ok := quickCount(p); ok {
+			r.hits, r.candidates = n, n
+			r.match = time.Since(t0)
+			return r
+		}
 	}
 	c := (*cands)[:0]
 	p.match(func(doc int) { c = append(c, int32(doc)) })
@@ -471,37 +464,68 @@ func (s *Searcher) searchSegment(ctx context.Context, seg *index.Segment, si int
 
 	v := newVerifier(p, an)
 	if k == 0 {
-		// A count reads only the terms verification needs.
-		for i, doc := range c {
-			if i%deadlineStride == deadlineStride-1 && ctx.Err() != nil {
-				r.err = ctx.Err()
-				return r
-			}
-			if err := v.loadVerify(int(doc)); err != nil {
-				r.err = err
-				return r
-			}
-			ok, err := v.check(p.root)
-			if err != nil {
-				r.err = err
-				return r
-			}
-			if ok {
-				r.hits++
-			}
+		if r.err = countCandidates(ctx, p, v, c, &r); r.err == nil {
+			r.verify = time.Since(t1)
 		}
-		r.verify = time.Since(t1)
 		return r
 	}
+	if r.err = s.rankCandidates(ctx, p, v, c, q, si, k, avgdl, floor, &r); r.err != nil {
+		return r
+	}
+	if p.root.exact {
+		r.rank = time.Since(t1)
+	} else {
+		r.verify = time.Since(t1)
+	}
+	return r
+}
 
-	// Ranking reads every query term of a candidate once, for verification
-	// and BM25 together, except in the blocks (and for the documents) whose
-	// score bound is below the floor: there an exact plan's candidates are
-	// hits as they are, an inexact plan's are only verified, and a one-word
-	// query's are not even verified (its total is its live df), so the total
-	// stays exact. Blocks are taken best bound first, so that the floor
-	// rises fast. With few candidates, bounds would cost more than they
-	// save, and every candidate is scored (boundless).
+// quickCount is the count of a plan that needs no candidate listed: one
+// term's live document frequency, or an exact plan's popcount.
+func quickCount(p *plan) (int, bool) {
+	switch {
+	case p.root.kind == kRows && len(p.root.slots) == 1 && p.root.phrase == nil:
+		return p.seg.LiveDFOf(p.ents[p.root.slots[0]]), true
+	case p.root.exact:
+		return p.count(), true
+	}
+	return 0, false
+}
+
+// countCandidates verifies the candidates c of a count, reading only the
+// terms verification needs, and counts the hits into r.
+func countCandidates(ctx context.Context, p *plan, v *verifier, c []int32, r *segResult) error {
+	for i, doc := range c {
+		if i%deadlineStride == deadlineStride-1 && ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if err := v.loadVerify(int(doc)); err != nil {
+			return err
+		}
+		ok, err := v.check(p.root)
+		if err != nil {
+			return err
+		}
+		if ok {
+			r.hits++
+		}
+	}
+	return nil
+}
+
+// rankCandidates verifies and scores the candidates c of a ranked search,
+// keeping the best k in r.top.
+//
+// Ranking reads every query term of a candidate once, for verification
+// and BM25 together, except in the blocks (and for the documents) whose
+// score bound is below the floor: there an exact plan's candidates are
+// hits as they are, an inexact plan's are only verified, and a one-word
+// query's are not even verified (its total is its live df), so the total
+// stays exact. Blocks are taken best bound first, so that the floor
+// rises fast. With few candidates, bounds would cost more than they
+// save, and every candidate is scored (boundless).
+func (s *Searcher) rankCandidates(ctx context.Context, p *plan, v *verifier, c []int32, q *compiled, si, k int, avgdl float64, floor *scoreFloor, r *segResult) error {
+	seg := p.seg
 	r.top = topK{k: k, seg: seg}
 	bound := &p.planner.bound
 	bound.reset(p, q, avgdl, len(c) < boundFrom)
@@ -511,6 +535,59 @@ func (s *Searcher) searchSegment(ctx context.Context, seg *index.Segment, si int
 		e, _ := q.lookup(seg, one.Term)
 		counted = seg.LiveDFOf(e)
 	}
+	for _, bl := range orderBlocks(p, c) {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if bl.bound < floor.get() {
+			for _, doc := range c[bl.lo:bl.hi] {
+				if err := s.skipped(p, v, int(doc), oneWord, r); err != nil {
+					return err
+				}
+			}
+			continue
+		}
+		if !bound.boundless {
+			bound.of(int(c[bl.lo]) / index.BlockDocs)
+		}
+		for _, doc := range c[bl.lo:bl.hi] {
+			if !bound.boundless && bound.docBound(seg.DocTokens(int(doc))) < floor.get() {
+				if err := s.skipped(p, v, int(doc), oneWord, r); err != nil {
+					return err
+				}
+				continue
+			}
+			if err := v.load(int(doc)); err != nil {
+				return err
+			}
+			if !p.root.exact {
+				ok, err := v.check(p.root)
+				if err != nil {
+					return err
+				}
+				if !ok {
+					continue
+				}
+			}
+			r.hits++
+			r.scored++
+			r.top.push(scored{score: p.bm25(v.tf, q, seg.DocTokens(int(doc)), avgdl), seg: int32(si), doc: doc})
+			if len(r.top.items) == k {
+				floor.raise(r.top.items[0].score)
+			}
+		}
+	}
+	if oneWord {
+		r.hits = counted
+	}
+	return nil
+}
+
+// orderBlocks groups the candidates c by block of index.BlockDocs
+// documents, each with its score bound, best bound first (one block of all
+// when the plan's bound is boundless).
+func orderBlocks(p *plan, c []int32) []candBlock {
+	bound := &p.planner.bound
 	blocks := p.planner.blocks[:0]
 	if bound.boundless {
 		blocks = append(blocks, candBlock{lo: 0, hi: len(c), bound: math.Inf(1)})
@@ -531,62 +608,7 @@ func (s *Searcher) searchSegment(ctx context.Context, seg *index.Segment, si int
 		return a.lo - b.lo
 	})
 	p.planner.blocks = blocks
-	for _, bl := range blocks {
-		if ctx.Err() != nil {
-			r.err = ctx.Err()
-			return r
-		}
-		if bl.bound < floor.get() {
-			for _, doc := range c[bl.lo:bl.hi] {
-				if err := s.skipped(p, v, int(doc), oneWord, &r); err != nil {
-					r.err = err
-					return r
-				}
-			}
-			continue
-		}
-		if !bound.boundless {
-			bound.of(int(c[bl.lo]) / index.BlockDocs)
-		}
-		for _, doc := range c[bl.lo:bl.hi] {
-			if !bound.boundless && bound.docBound(seg.DocTokens(int(doc))) < floor.get() {
-				if err := s.skipped(p, v, int(doc), oneWord, &r); err != nil {
-					r.err = err
-					return r
-				}
-				continue
-			}
-			if err := v.load(int(doc)); err != nil {
-				r.err = err
-				return r
-			}
-			if !p.root.exact {
-				ok, err := v.check(p.root)
-				if err != nil {
-					r.err = err
-					return r
-				}
-				if !ok {
-					continue
-				}
-			}
-			r.hits++
-			r.scored++
-			r.top.push(scored{score: p.bm25(v.tf, q, seg.DocTokens(int(doc)), avgdl), seg: int32(si), doc: doc})
-			if len(r.top.items) == k {
-				floor.raise(r.top.items[0].score)
-			}
-		}
-	}
-	if oneWord {
-		r.hits = counted
-	}
-	if p.root.exact {
-		r.rank = time.Since(t1)
-	} else {
-		r.verify = time.Since(t1)
-	}
-	return r
+	return blocks
 }
 
 // deadlineStride is how many candidates a segment verifies between two
