@@ -13,62 +13,17 @@ type block = [index.BlockWords]uint64
 // whether any bit is set. An AND stops at the first all-zero input, so a block
 // where the sparsest row is empty costs one cache line.
 func (n *pnode) eval(b int, out *block) bool {
-	base := b * index.BlockWords
 	switch n.kind {
 	case kNone:
 		*out = block{}
 		return false
 	case kAll:
-		for i := range out {
-			out[i] = ^uint64(0)
-		}
+		fill(out)
 		return true
 	case kRows:
-		started := false
-		if len(n.high) > 0 {
-			hb := n.highBits(b)
-			if hb == 0 {
-				*out = block{}
-				return false
-			}
-			index.ExpandRank(hb, n.rank, out)
-			started = true
-		}
-		for i := range n.lists {
-			if !started {
-				if !n.listBits(i, b, out) {
-					return false
-				}
-				started = true
-			} else if !n.listBits(i, b, &n.scratch) || !andInto(out, &n.scratch) {
-				*out = block{}
-				return false
-			}
-		}
-		if !started {
-			return andRows(n.rows, base, out, n.loads)
-		}
-		return andRowsInto(n.rows, base, out, n.loads)
+		return n.evalRows(b, out)
 	case kAnd:
-		if len(n.kids) == 0 {
-			for i := range out {
-				out[i] = ^uint64(0)
-			}
-		} else if !n.kids[0].eval(b, out) {
-			return false
-		}
-		for _, k := range n.kids[1:] {
-			if !k.eval(b, &n.scratch) || !andInto(out, &n.scratch) {
-				*out = block{}
-				return false
-			}
-		}
-		for _, k := range n.negs {
-			if k.eval(b, &n.scratch) && !andNotInto(out, &n.scratch) {
-				return false
-			}
-		}
-		return true
+		return n.evalAnd(b, out)
 	case kOr:
 		any := false
 		*out = block{}
@@ -83,9 +38,7 @@ func (n *pnode) eval(b int, out *block) bool {
 		return any
 	case kNot:
 		if !n.kids[0].exact {
-			for i := range out {
-				out[i] = ^uint64(0)
-			}
+			fill(out)
 			return true
 		}
 		n.kids[0].eval(b, &n.scratch)
@@ -97,6 +50,66 @@ func (n *pnode) eval(b int, out *block) bool {
 		return acc != 0
 	}
 	return false
+}
+
+// fill sets every bit of out.
+func fill(out *block) {
+	for i := range out {
+		out[i] = ^uint64(0)
+	}
+}
+
+// evalRows ANDs a rows node's rows of the higher rank, lists and rows of
+// rank 0 for block b into out.
+func (n *pnode) evalRows(b int, out *block) bool {
+	started := false
+	if len(n.high) > 0 {
+		hb := n.highBits(b)
+		if hb == 0 {
+			*out = block{}
+			return false
+		}
+		index.ExpandRank(hb, n.rank, out)
+		started = true
+	}
+	for i := range n.lists {
+		if !started {
+			if !n.listBits(i, b, out) {
+				return false
+			}
+			started = true
+		} else if !n.listBits(i, b, &n.scratch) || !andInto(out, &n.scratch) {
+			*out = block{}
+			return false
+		}
+	}
+	base := b * index.BlockWords
+	if !started {
+		return andRows(n.rows, base, out, n.loads)
+	}
+	return andRowsInto(n.rows, base, out, n.loads)
+}
+
+// evalAnd ANDs an And node's children for block b into out, then removes
+// its exact negated children.
+func (n *pnode) evalAnd(b int, out *block) bool {
+	if len(n.kids) == 0 {
+		fill(out)
+	} else if !n.kids[0].eval(b, out) {
+		return false
+	}
+	for _, k := range n.kids[1:] {
+		if !k.eval(b, &n.scratch) || !andInto(out, &n.scratch) {
+			*out = block{}
+			return false
+		}
+	}
+	for _, k := range n.negs {
+		if k.eval(b, &n.scratch) && !andNotInto(out, &n.scratch) {
+			return false
+		}
+	}
+	return true
 }
 
 // andRows ANDs one block of every row into out, stopping at zero. loads,
