@@ -104,154 +104,211 @@ func (s *Searcher) Explain(ctx context.Context, q string) (*Explanation, error) 
 	ex := &Explanation{Query: q, Parsed: c.root.String(), Docs: s.ix.NumDocs(),
 		Candidates: res.Candidates, Hits: res.Total, FalsePositives: res.FalsePositives,
 		Cost: cost, CostUnits: cost.Units()}
-
-	type leaf struct {
-		word, term string
-		negated    bool
+	leaves, phrases := s.explainLeaves(c)
+	for _, ph := range phrases {
+		ex.Phrases = append(ex.Phrases, s.explainPhrase(c, ph))
 	}
-	var leaves []leaf
+	for _, l := range leaves {
+		te, err := s.explainTerm(l)
+		if err != nil {
+			return nil, err
+		}
+		ex.Terms = append(ex.Terms, te)
+	}
+	if ex.Segments, err = s.explainSteps(ex.Terms); err != nil {
+		return nil, err
+	}
+	return ex, nil
+}
+
+// explainLeaf is one analyzed term of a query as Explain lists it: the
+// word the user wrote (a phrase's text, or a prefix with its star) and
+// the term it stands for.
+type explainLeaf struct {
+	word, term string
+	negated    bool
+}
+
+// explainLeaves returns the terms of c's query in query order, each
+// phrase term and up to maxExplainPrefix expansions of each prefix
+// included, and its phrases.
+func (s *Searcher) explainLeaves(c *compiled) ([]explainLeaf, []*Phrase) {
+	var leaves []explainLeaf
 	var phrases []*Phrase
 	Walk(c.root, func(n Node, neg bool) bool {
 		switch x := n.(type) {
 		case *Term:
-			leaves = append(leaves, leaf{x.Word, x.Term, neg})
+			leaves = append(leaves, explainLeaf{x.Word, x.Term, neg})
 		case *Phrase:
 			for _, t := range x.Terms {
-				leaves = append(leaves, leaf{x.Text, t, neg})
+				leaves = append(leaves, explainLeaf{x.Text, t, neg})
 			}
 			phrases = append(phrases, x)
 		case *Prefix:
 			n := 0
 			s.ix.Prefix(x.Prefix, func(t string, _ []index.Entry) bool {
-				leaves = append(leaves, leaf{x.Prefix + "*", t, neg})
+				leaves = append(leaves, explainLeaf{x.Prefix + "*", t, neg})
 				n++
 				return n < maxExplainPrefix
 			})
 		}
 		return true
 	})
-	for _, ph := range phrases {
-		pe := PhraseExplanation{Text: ph.Text, Terms: ph.Terms, Offsets: ph.Offsets}
-		for j := 1; j < len(ph.Terms); j++ {
-			if ph.Offsets[j] != ph.Offsets[j-1]+1 {
-				continue
-			}
-			use := PairRowUse{First: ph.Terms[j-1], Second: ph.Terms[j]}
-			for _, seg := range s.ix.Segments() {
-				a, _ := c.lookup(seg, use.First)
-				b, _ := c.lookup(seg, use.Second)
-				if a.DF > 0 && b.DF > 0 && seg.PairsIndexed(a.Treatment(), b.Treatment()) {
-					use.Segments++
-				}
-			}
-			pe.Pairs = append(pe.Pairs, use)
-		}
-		ex.Phrases = append(ex.Phrases, pe)
-	}
+	return leaves, phrases
+}
 
-	for _, l := range leaves {
-		te := TermExplanation{Word: l.word, Term: l.term, Negated: l.negated}
-		var densSum float64
-		ents, err := lookupAll(s.ix, l.term)
-		if err != nil {
+// explainPhrase describes ph: its adjacent term pairs and, for each, how
+// many segments index the pair's shared rows.
+func (s *Searcher) explainPhrase(c *compiled, ph *Phrase) PhraseExplanation {
+	pe := PhraseExplanation{Text: ph.Text, Terms: ph.Terms, Offsets: ph.Offsets}
+	for j := 1; j < len(ph.Terms); j++ {
+		if ph.Offsets[j] != ph.Offsets[j-1]+1 {
+			continue
+		}
+		use := PairRowUse{First: ph.Terms[j-1], Second: ph.Terms[j]}
+		for _, seg := range s.ix.Segments() {
+			a, _ := c.lookup(seg, use.First)
+			b, _ := c.lookup(seg, use.Second)
+			if a.DF > 0 && b.DF > 0 && seg.PairsIndexed(a.Treatment(), b.Treatment()) {
+				use.Segments++
+			}
+		}
+		pe.Pairs = append(pe.Pairs, use)
+	}
+	return pe
+}
+
+// explainTerm describes one term across all segments: how each treats it,
+// the rows read and their mean density, and the false positives its rows
+// predict and admit.
+func (s *Searcher) explainTerm(l explainLeaf) (TermExplanation, error) {
+	te := TermExplanation{Word: l.word, Term: l.term, Negated: l.negated}
+	var densSum float64
+	ents, err := lookupAll(s.ix, l.term)
+	if err != nil {
+		return te, err
+	}
+	for si, seg := range s.ix.Segments() {
+		e := ents[si]
+		if e.DF == 0 {
+			te.Absent++
+			continue
+		}
+		df := e.DF
+		te.DF += df
+		tr := e.Treatment()
+		switch {
+		case tr.Private:
+			te.Private++
+		case tr.List:
+			te.Lists++
+			te.Rows++
+			densSum += float64(df) / float64(max(1, seg.NumDocs()))
+			continue // exact: no false positives
+		default:
+			te.Shared++
+		}
+		rows := seg.TermRowsOf(nil, tokenize.Hash(l.term), tr)
+		for _, r := range rows {
+			densSum += rowDensity(seg, r)
+		}
+		te.Rows += len(rows)
+		if !tr.Private { // a private row is exact
+			te.PredictedFP += float64(seg.NumDocs()-df) * passProbability(seg, rows, df)
+		}
+		te.ObservedFP += max(0, countAnd(seg, rows, nil)-df)
+	}
+	if te.Rows > 0 {
+		te.Density = densSum / float64(te.Rows)
+	}
+	return te, nil
+}
+
+// passProbability is the chance that a document of seg without a term
+// (held by df documents) passes the term's rows, index.Treatment's model:
+// it passes its rank-0 rows with the product of their densities; its
+// higher-rank rows for sure when a neighbour in its group of 2^rank holds
+// the term, else with the product of theirs.
+func passProbability(seg *index.Segment, rows []int, df int) float64 {
+	low, high, anyHigh := 1.0, 1.0, false
+	for _, r := range rows {
+		d := rowDensity(seg, r)
+		if seg.RowRank(r) == 0 {
+			low *= d
+		} else {
+			high *= d
+			anyHigh = true
+		}
+	}
+	if anyHigh {
+		f := float64(df) / float64(max(1, seg.NumDocs()))
+		low *= min(1, float64(int(1)<<seg.Rank()-1)*f) + high
+	}
+	return low
+}
+
+// explainSteps returns, per segment, the AND of the rows of the positive
+// terms among terms (each once, rarest first) step by step.
+func (s *Searcher) explainSteps(terms []TermExplanation) ([]SegmentSteps, error) {
+	pos := positiveByDF(terms)
+	posEnts := make([][]index.Entry, len(pos))
+	for i, t := range pos {
+		var err error
+		if posEnts[i], err = lookupAll(s.ix, t.Term); err != nil {
 			return nil, err
 		}
-		for si, seg := range s.ix.Segments() {
-			e := ents[si]
-			if e.DF == 0 {
-				te.Absent++
-				continue
-			}
-			df := e.DF
-			te.DF += df
-			tr := e.Treatment()
-			switch {
-			case tr.Private:
-				te.Private++
-			case tr.List:
-				te.Lists++
-				te.Rows++
-				densSum += float64(df) / float64(max(1, seg.NumDocs()))
-				continue // exact: no false positives
-			default:
-				te.Shared++
-			}
-			rows := seg.TermRowsOf(nil, tokenize.Hash(l.term), tr)
-			// A document without the term passes its rank-0 rows with the
-			// product of their densities; its higher-rank rows for sure when
-			// a neighbour in its group of 2^rank holds the term, else with
-			// the product of theirs (index.Treatment).
-			low, high, anyHigh := 1.0, 1.0, false
-			for _, r := range rows {
-				d := rowDensity(seg, r)
-				densSum += d
-				if seg.RowRank(r) == 0 {
-					low *= d
-				} else {
-					high *= d
-					anyHigh = true
-				}
-			}
-			if anyHigh {
-				f := float64(df) / float64(max(1, seg.NumDocs()))
-				low *= min(1, float64(int(1)<<seg.Rank()-1)*f) + high
-			}
-			te.Rows += len(rows)
-			if !tr.Private { // a private row is exact
-				te.PredictedFP += float64(seg.NumDocs()-df) * low
-			}
-			te.ObservedFP += max(0, countAnd(seg, rows, nil)-df)
-		}
-		if te.Rows > 0 {
-			te.Density = densSum / float64(te.Rows)
-		}
-		ex.Terms = append(ex.Terms, te)
 	}
+	var out []SegmentSteps
+	for si, seg := range s.ix.Segments() {
+		out = append(out, segmentSteps(seg, si, pos, posEnts))
+	}
+	return out, nil
+}
 
-	// Steps: positive terms, rarest first, per segment.
+// positiveByDF returns the terms that are not negated, each term once,
+// rarest first (query order among equals): the order the AND reads them.
+func positiveByDF(terms []TermExplanation) []TermExplanation {
 	var pos []TermExplanation
-	for _, t := range ex.Terms {
+	for _, t := range terms {
 		if !t.Negated && !slices.ContainsFunc(pos, func(p TermExplanation) bool { return p.Term == t.Term }) {
 			pos = append(pos, t)
 		}
 	}
 	slices.SortStableFunc(pos, func(a, b TermExplanation) int { return a.DF - b.DF })
-	posEnts := make([][]index.Entry, len(pos))
+	return pos
+}
+
+// segmentSteps ANDs the rows (or list) of each term of pos into the live
+// documents of seg, segment si, recording each step's rows and survivors.
+// posEnts[i] holds the lexicon entries of pos[i] by segment.
+func segmentSteps(seg *index.Segment, si int, pos []TermExplanation, posEnts [][]index.Entry) SegmentSteps {
+	ss := SegmentSteps{Segment: seg.Name(), Docs: seg.NumDocs(), Class: seg.LengthClass()}
+	acc := slices.Clone(seg.Live())
 	for i, t := range pos {
-		if posEnts[i], err = lookupAll(s.ix, t.Term); err != nil {
-			return nil, err
-		}
-	}
-	for si, seg := range s.ix.Segments() {
-		ss := SegmentSteps{Segment: seg.Name(), Docs: seg.NumDocs(), Class: seg.LengthClass()}
-		acc := slices.Clone(seg.Live())
-		for i, t := range pos {
-			st := Step{Term: t.Term}
-			e := posEnts[i][si]
-			ok := e.DF > 0
-			if ok && e.Treatment().List {
-				st.Rows = []RowInfo{{Row: -1, List: true, Density: float64(e.DF) / float64(max(1, seg.NumDocs()))}}
-				l := listBits(seg, e)
-				st.Survivors = 0
-				for i := range acc {
-					acc[i] &= l[i]
-					st.Survivors += bits.OnesCount64(acc[i])
-				}
-			} else if ok {
-				rows := seg.TermRowsOf(nil, tokenize.Hash(t.Term), e.Treatment())
-				for _, r := range rows {
-					st.Rows = append(st.Rows, RowInfo{Row: r, Rank: seg.RowRank(r), Private: e.Treatment().Private,
-						Density: rowDensity(seg, r)})
-				}
-				st.Survivors = countAnd(seg, rows, acc)
-			} else {
-				clear(acc)
+		st := Step{Term: t.Term}
+		e := posEnts[i][si]
+		ok := e.DF > 0
+		if ok && e.Treatment().List {
+			st.Rows = []RowInfo{{Row: -1, List: true, Density: float64(e.DF) / float64(max(1, seg.NumDocs()))}}
+			l := listBits(seg, e)
+			st.Survivors = 0
+			for i := range acc {
+				acc[i] &= l[i]
+				st.Survivors += bits.OnesCount64(acc[i])
 			}
-			ss.Steps = append(ss.Steps, st)
+		} else if ok {
+			rows := seg.TermRowsOf(nil, tokenize.Hash(t.Term), e.Treatment())
+			for _, r := range rows {
+				st.Rows = append(st.Rows, RowInfo{Row: r, Rank: seg.RowRank(r), Private: e.Treatment().Private,
+					Density: rowDensity(seg, r)})
+			}
+			st.Survivors = countAnd(seg, rows, acc)
+		} else {
+			clear(acc)
 		}
-		ex.Segments = append(ex.Segments, ss)
+		ss.Steps = append(ss.Steps, st)
 	}
-	return ex, nil
+	return ss
 }
 
 // lookupAll returns a term's lexicon entries by segment position (DF 0

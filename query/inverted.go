@@ -159,44 +159,17 @@ func (e *invEval) leaf(terms []string, negated bool, q *compiled) (*inode, error
 	return &inode{kind: iPhrase, terms: bms}, nil
 }
 
+// compile builds the node of node for this segment's postings; negated
+// says whether node is under an odd number of negations (its terms are
+// then not scored).
 func (e *invEval) compile(node Node, negated bool, q *compiled) (*inode, error) {
 	switch x := node.(type) {
 	case *Term:
 		return e.leaf([]string{x.Term}, negated, q)
 	case *Phrase:
-		n, err := e.leaf(x.Terms, negated, q)
-		if err == nil && n.kind != iNone {
-			if n.kind == iTerm { // a phrase of one distinct term, repeated
-				n = &inode{kind: iPhrase, terms: []*roaring.Bitmap{n.bm}}
-			}
-			n.phrase = x
-			for _, t := range x.Terms {
-				ent, _ := q.lookup(e.seg, t)
-				n.ids = append(n.ids, ent.ID)
-			}
-		}
-		return n, err
+		return e.compilePhrase(x, negated, q)
 	case *Prefix:
-		var kids []*inode
-		var err error
-		for _, term := range q.prefixes[x.Prefix] {
-			ent, ok := q.lookup(e.seg, term)
-			if !ok {
-				continue
-			}
-			if !negated {
-				e.scoreTerm(term, ent.ID, q)
-			}
-			var bm *roaring.Bitmap
-			if bm, err = e.postings(ent.ID); err != nil {
-				break
-			}
-			kids = append(kids, &inode{kind: iTerm, bm: bm})
-		}
-		if err != nil {
-			return nil, err
-		}
-		return or(kids), nil
+		return e.compilePrefix(x, negated, q)
 	case *Not:
 		k, err := e.compile(x.Child, !negated, q)
 		if err != nil {
@@ -210,35 +183,7 @@ func (e *invEval) compile(node Node, negated bool, q *compiled) (*inode, error) 
 		}
 		return &inode{kind: iNot, kids: []*inode{k}}, nil
 	case *And:
-		n := &inode{kind: iAnd}
-		none := false
-		for _, c := range x.Children {
-			k, err := e.compile(c, negated, q)
-			if err != nil {
-				return nil, err
-			}
-			switch k.kind {
-			case iNone:
-				none = true // the rest is compiled all the same: its terms are scored
-				continue
-			case iAll:
-				continue
-			case iNot:
-				n.negs = append(n.negs, k.kids[0])
-				continue
-			}
-			n.kids = append(n.kids, k)
-		}
-		if none {
-			return &inode{kind: iNone}, nil
-		}
-		if len(n.kids) == 0 && len(n.negs) == 0 {
-			return &inode{kind: iAll}, nil
-		}
-		if len(n.kids) == 1 && len(n.negs) == 0 {
-			return n.kids[0], nil
-		}
-		return n, nil
+		return e.compileAnd(x, negated, q)
 	case *Or:
 		var kids []*inode
 		for _, c := range x.Children {
@@ -251,6 +196,80 @@ func (e *invEval) compile(node Node, negated bool, q *compiled) (*inode, error) 
 		return or(kids), nil
 	}
 	return nil, fmt.Errorf("query: unknown node %T", node)
+}
+
+// compilePhrase builds a phrase's iPhrase node: the postings of its
+// distinct terms, and the termID of each of its terms for the positions
+// check (a phrase of one term repeated is a phrase all the same).
+func (e *invEval) compilePhrase(x *Phrase, negated bool, q *compiled) (*inode, error) {
+	n, err := e.leaf(x.Terms, negated, q)
+	if err == nil && n.kind != iNone {
+		if n.kind == iTerm { // a phrase of one distinct term, repeated
+			n = &inode{kind: iPhrase, terms: []*roaring.Bitmap{n.bm}}
+		}
+		n.phrase = x
+		for _, t := range x.Terms {
+			ent, _ := q.lookup(e.seg, t)
+			n.ids = append(n.ids, ent.ID)
+		}
+	}
+	return n, err
+}
+
+// compilePrefix builds the OR of the postings of a prefix's expansions that
+// this segment holds.
+func (e *invEval) compilePrefix(x *Prefix, negated bool, q *compiled) (*inode, error) {
+	var kids []*inode
+	for _, term := range q.prefixes[x.Prefix] {
+		ent, ok := q.lookup(e.seg, term)
+		if !ok {
+			continue
+		}
+		if !negated {
+			e.scoreTerm(term, ent.ID, q)
+		}
+		bm, err := e.postings(ent.ID)
+		if err != nil {
+			return nil, err
+		}
+		kids = append(kids, &inode{kind: iTerm, bm: bm})
+	}
+	return or(kids), nil
+}
+
+// compileAnd builds a conjunction, negations as its negs. It folds into
+// iNone when a child matches nothing, into iAll when nothing is left, and
+// into its only kid when that is all.
+func (e *invEval) compileAnd(x *And, negated bool, q *compiled) (*inode, error) {
+	n := &inode{kind: iAnd}
+	none := false
+	for _, c := range x.Children {
+		k, err := e.compile(c, negated, q)
+		if err != nil {
+			return nil, err
+		}
+		switch k.kind {
+		case iNone:
+			none = true // the rest is compiled all the same: its terms are scored
+			continue
+		case iAll:
+			continue
+		case iNot:
+			n.negs = append(n.negs, k.kids[0])
+			continue
+		}
+		n.kids = append(n.kids, k)
+	}
+	if none {
+		return &inode{kind: iNone}, nil
+	}
+	if len(n.kids) == 0 && len(n.negs) == 0 {
+		return &inode{kind: iAll}, nil
+	}
+	if len(n.kids) == 1 && len(n.negs) == 0 {
+		return n.kids[0], nil
+	}
+	return n, nil
 }
 
 // or combines kids, dropping those that match nothing.

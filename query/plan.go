@@ -409,95 +409,21 @@ func (p *planner) mergeRows(kids []*pnode) []*pnode {
 	return out
 }
 
+// compile builds the plan node of node for this segment; negated says
+// whether node is under an odd number of negations (its terms are then not
+// scored).
 func (p *planner) compile(node Node, negated bool, q *compiled) (*pnode, error) {
 	switch x := node.(type) {
 	case *Term:
 		return p.leaf([]string{x.Term}, negated, q), nil
 	case *Phrase:
-		n := p.leaf(x.Terms, negated, q)
-		if n.kind == kRows {
-			n.exact = false
-			n.phrase = x
-			p.pairRows(n, x, q)
-		}
-		return n, nil
+		return p.compilePhrase(x, negated, q), nil
 	case *Prefix:
-		var kids []*pnode
-		for _, term := range q.prefixes[x.Prefix] {
-			if _, ok := q.lookup(p.seg, term); !ok {
-				continue
-			}
-			k := p.leaf([]string{term}, negated, q)
-			k.prefix = true
-			kids = append(kids, k)
-		}
-		return p.or(kids), nil
+		return p.compilePrefix(x, negated, q), nil
 	case *Not:
-		k, err := p.compile(x.Child, !negated, q)
-		if err != nil {
-			return nil, err
-		}
-		switch k.kind {
-		case kNone:
-			return p.node(kAll, true, 1), nil
-		case kAll:
-			return p.node(kNone, true, 0), nil
-		}
-		est := 1.0 // an inexact negation matches every document until verified
-		if k.exact {
-			est = 1 - k.est
-		}
-		n := p.node(kNot, k.exact, est)
-		n.kids = []*pnode{k}
-		return n, nil
+		return p.compileNot(x, negated, q)
 	case *And:
-		n := p.node(kAnd, true, 1)
-		none := false
-		for _, c := range x.Children {
-			k, err := p.compile(c, negated, q)
-			if err != nil {
-				return nil, err
-			}
-			switch {
-			case k.kind == kNone:
-				none = true // compile the rest all the same: their terms are scored
-				continue
-			case k.kind == kAll:
-				continue
-			case k.kind == kNot && k.kids[0].exact:
-				n.negs = append(n.negs, k.kids[0])
-				continue
-			}
-			n.kids = append(n.kids, k)
-			n.exact = n.exact && k.exact
-			n.est *= k.est
-		}
-		if none {
-			return p.node(kNone, true, 0), nil
-		}
-		n.kids = p.mergeRows(n.kids)
-		n.est = 1
-		for _, k := range n.kids {
-			n.est *= k.est
-		}
-		// Negations that are not exact were kept as kids; they match
-		// every document during matching and are decided by verification.
-		slices.SortStableFunc(n.kids, func(a, b *pnode) int {
-			switch {
-			case a.est < b.est:
-				return -1
-			case a.est > b.est:
-				return 1
-			}
-			return 0
-		})
-		if len(n.kids) == 0 && len(n.negs) == 0 {
-			return p.node(kAll, true, 1), nil
-		}
-		if len(n.kids) == 1 && len(n.negs) == 0 {
-			return n.kids[0], nil
-		}
-		return n, nil
+		return p.compileAnd(x, negated, q)
 	case *Or:
 		var kids []*pnode
 		for _, c := range x.Children {
@@ -510,6 +436,109 @@ func (p *planner) compile(node Node, negated bool, q *compiled) (*pnode, error) 
 		return p.or(kids), nil
 	}
 	return nil, fmt.Errorf("query: unknown node %T", node)
+}
+
+// compilePhrase builds a phrase's node: the leaf of its terms plus the rows
+// of its word pairs, inexact, since only its positions prove the phrase.
+func (p *planner) compilePhrase(x *Phrase, negated bool, q *compiled) *pnode {
+	n := p.leaf(x.Terms, negated, q)
+	if n.kind == kRows {
+		n.exact = false
+		n.phrase = x
+		p.pairRows(n, x, q)
+	}
+	return n
+}
+
+// compilePrefix builds the OR of the leaves of a prefix's expansions that
+// this segment holds.
+func (p *planner) compilePrefix(x *Prefix, negated bool, q *compiled) *pnode {
+	var kids []*pnode
+	for _, term := range q.prefixes[x.Prefix] {
+		if _, ok := q.lookup(p.seg, term); !ok {
+			continue
+		}
+		k := p.leaf([]string{term}, negated, q)
+		k.prefix = true
+		kids = append(kids, k)
+	}
+	return p.or(kids)
+}
+
+// compileNot builds a negation, folding it into kAll or kNone when its
+// child matches nothing or everything.
+func (p *planner) compileNot(x *Not, negated bool, q *compiled) (*pnode, error) {
+	k, err := p.compile(x.Child, !negated, q)
+	if err != nil {
+		return nil, err
+	}
+	switch k.kind {
+	case kNone:
+		return p.node(kAll, true, 1), nil
+	case kAll:
+		return p.node(kNone, true, 0), nil
+	}
+	est := 1.0 // an inexact negation matches every document until verified
+	if k.exact {
+		est = 1 - k.est
+	}
+	n := p.node(kNot, k.exact, est)
+	n.kids = []*pnode{k}
+	return n, nil
+}
+
+// compileAnd builds a conjunction: exact negations become its negs, plain
+// conjunctions merge into one kRows node, and the kids are ordered
+// sparsest first. It folds into kNone when a child matches nothing, into
+// kAll when nothing is left, and into its only kid when that is all.
+func (p *planner) compileAnd(x *And, negated bool, q *compiled) (*pnode, error) {
+	n := p.node(kAnd, true, 1)
+	none := false
+	for _, c := range x.Children {
+		k, err := p.compile(c, negated, q)
+		if err != nil {
+			return nil, err
+		}
+		switch {
+		case k.kind == kNone:
+			none = true // compile the rest all the same: their terms are scored
+			continue
+		case k.kind == kAll:
+			continue
+		case k.kind == kNot && k.kids[0].exact:
+			n.negs = append(n.negs, k.kids[0])
+			continue
+		}
+		n.kids = append(n.kids, k)
+		n.exact = n.exact && k.exact
+		n.est *= k.est
+	}
+	if none {
+		return p.node(kNone, true, 0), nil
+	}
+	n.kids = p.mergeRows(n.kids)
+	n.est = 1
+	for _, k := range n.kids {
+		n.est *= k.est
+	}
+	// Negations that are not exact were kept as kids; they match
+	// every document during matching and are decided by verification.
+	slices.SortStableFunc(n.kids, func(a, b *pnode) int {
+		switch {
+		case a.est < b.est:
+			return -1
+		case a.est > b.est:
+			return 1
+		}
+		return 0
+	})
+	if len(n.kids) == 0 && len(n.negs) == 0 {
+		return p.node(kAll, true, 1), nil
+	}
+	if len(n.kids) == 1 && len(n.negs) == 0 {
+		return n.kids[0], nil
+	}
+	return n, nil
 }
 
 // or combines kids, dropping those that match nothing.

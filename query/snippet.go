@@ -115,72 +115,129 @@ type snipEvent struct {
 // to find the window's bytes and highlights; the rest of the document is
 // never analyzed.
 func (s *Searcher) snippet(h *Hit, seg *index.Segment, si, doc int, q *compiled, hl *highlighter) error {
-	// The termIDs of the words and phrase terms, and each key's slots.
-	var ids []index.TermID
-	id := func(t string) (index.TermID, bool) {
-		i, ok := q.termIdx[t]
-		if !ok || q.ents[i][si].DF == 0 {
-			return 0, false
-		}
-		return q.ents[i][si].ID, true
-	}
-	for w := range hl.words {
-		if x, ok := id(w); ok {
-			ids = append(ids, x)
-		}
-	}
-	for _, ph := range hl.phrases {
-		for _, t := range ph.Terms {
-			if x, ok := id(t); ok {
-				ids = append(ids, x)
-			}
-		}
-	}
-	slices.Sort(ids)
-	ids = slices.Compact(ids)
+	// Buffers that hold a typical query's terms and matches without
+	// allocating: snippets are cut for every hit shown.
+	var idBuf [8]index.TermID
+	var eventBuf [8]snipEvent
+	ids := appendSnippetTerms(idBuf[:0], q, si, hl)
 	pos := make([][]uint32, len(ids))
 	r := seg.NewPositionReader()
 	if err := r.Read(doc, ids, pos); err != nil {
 		return err
 	}
-	slot := func(t string) int {
-		x, ok := id(t)
-		if !ok {
-			return -1
-		}
-		i, _ := slices.BinarySearch(ids, x)
-		return i
+	events := appendSnippetEvents(eventBuf[:0], q, si, hl, ids, pos)
+	anchor := bestWindow(events, len(hl.words)+len(hl.phrases))
+
+	an := s.analyzers.Get().(*tokenize.Analyzer)
+	defer s.analyzers.Put(an)
+	textLen := seg.Doc(doc).TextLen
+	reg, err := snippetRegionOf(r, an, doc, textLen, events, anchor)
+	if err != nil {
+		return err
 	}
-	var events []snipEvent
-	keys := 0
+	// The first highlight's offset in the document, and the newlines before
+	// it in the text read from textAt on, for Hit.Line.
+	hlAt, textAt, lines := -1, 0, 0
+	err = seg.WithTextRange(doc, reg.from, min(textLen, reg.to+snippetSlack), func(text []byte, at int) error {
+		hlAt = cutSnippet(h, an, text, at, textLen, reg, events, anchor, hl)
+		if hlAt >= 0 {
+			textAt, lines = at, bytes.Count(text[:hlAt-at], []byte{'\n'})
+		}
+		return nil
+	})
+	if err != nil || hlAt < 0 {
+		return err
+	}
+	h.Line, err = lineAt(seg, doc, textAt, lines)
+	return err
+}
+
+// snippetSlack is how many bytes past the region's end are read, so that
+// the word the region ends in can be completed.
+const snippetSlack = 256
+
+// termID returns the termID in segment si of the query term t, and false
+// when the segment does not hold it.
+func (q *compiled) termID(si int, t string) (index.TermID, bool) {
+	i, ok := q.termIdx[t]
+	if !ok || q.ents[i][si].DF == 0 {
+		return 0, false
+	}
+	return q.ents[i][si].ID, true
+}
+
+// appendSnippetTerms appends to dst the termIDs in segment si of the words
+// and phrase terms hl marks, ascending and without repeats: the terms whose
+// positions place a snippet.
+func appendSnippetTerms(dst []index.TermID, q *compiled, si int, hl *highlighter) []index.TermID {
 	for w := range hl.words {
-		if sl := slot(w); sl >= 0 {
-			for _, p := range pos[sl] {
-				events = append(events, snipEvent{p, keys})
+		if x, ok := q.termID(si, w); ok {
+			dst = append(dst, x)
+		}
+	}
+	for _, ph := range hl.phrases {
+		for _, t := range ph.Terms {
+			if x, ok := q.termID(si, t); ok {
+				dst = append(dst, x)
 			}
 		}
-		keys++
 	}
-	nWords := keys
+	slices.Sort(dst)
+	return slices.Compact(dst)
+}
+
+// snippetSlot returns the index in ids of the query term t's termID in
+// segment si, or -1 when the segment does not hold t.
+func snippetSlot(q *compiled, si int, ids []index.TermID, t string) int {
+	x, ok := q.termID(si, t)
+	if !ok {
+		return -1
+	}
+	i, _ := slices.BinarySearch(ids, x)
+	return i
+}
+
+// appendSnippetEvents appends to dst the matches the positions show and
+// returns them by position: each
+// position of each word hl marks (keys 0 to len(hl.words)-1, one per word)
+// and each start of each phrase (keys from len(hl.words) on, one per
+// phrase, in the order of hl.phrases). pos[i] holds the positions of
+// ids[i].
+func appendSnippetEvents(dst []snipEvent, q *compiled, si int, hl *highlighter, ids []index.TermID, pos [][]uint32) []snipEvent {
+	events := dst
+	key := 0
+	for w := range hl.words {
+		if sl := snippetSlot(q, si, ids, w); sl >= 0 {
+			for _, p := range pos[sl] {
+				events = append(events, snipEvent{p, key})
+			}
+		}
+		key++
+	}
 	var starts []uint32
 	for _, ph := range hl.phrases {
 		slots := make([]int, len(ph.Terms))
 		ok := true
 		for j, t := range ph.Terms {
-			if slots[j] = slot(t); slots[j] < 0 {
+			if slots[j] = snippetSlot(q, si, ids, t); slots[j] < 0 {
 				ok = false
 			}
 		}
 		if starts = starts[:0]; ok && phraseAt(pos, slots, ph.Offsets, &starts) {
 			for _, p := range starts {
-				events = append(events, snipEvent{p, keys})
+				events = append(events, snipEvent{p, key})
 			}
 		}
-		keys++
+		key++
 	}
 	slices.SortFunc(events, func(a, b snipEvent) int { return int(a.pos) - int(b.pos) })
+	return events
+}
 
-	// The window with the most distinct keys, by two pointers.
+// bestWindow returns the index of the first event of the earliest span of
+// snippetSpan positions that holds the most distinct keys (of keys), found
+// by two pointers over events, or -1 when there are no events.
+func bestWindow(events []snipEvent, keys int) int {
 	anchor, best := -1, 0
 	count := make([]int, keys)
 	distinct := 0
@@ -197,17 +254,26 @@ func (s *Searcher) snippet(h *Hit, seg *index.Segment, si, doc int, q *compiled,
 			distinct--
 		}
 	}
+	return anchor
+}
 
-	// Analyze from the mark before the one that precedes the window (from
-	// the start of the text when the analyzer cannot start at a token);
-	// read only the part of the text that analysis and the window need.
-	an := s.analyzers.Get().(*tokenize.Analyzer)
-	defer s.analyzers.Put(an)
-	textLen := seg.Doc(doc).TextLen
-	from, base, to := 0, 0, textLen
+// snippetRegion is the part of a document analyzed to cut its snippet:
+// bytes from to to, whose first word has position base.
+type snippetRegion struct {
+	from, base, to int
+}
+
+// snippetRegionOf returns the region to analyze for the window that starts
+// at events[anchor] (the whole text when anchor is -1): from the mark
+// before the one that precedes the window (from the start of the text when
+// an cannot start at a token) to a snippet's length past the mark after it,
+// so that only the part of the text that analysis and the window need is
+// read. r has read document doc's positions.
+func snippetRegionOf(r *index.PositionReader, an *tokenize.Analyzer, doc, textLen int, events []snipEvent, anchor int) (snippetRegion, error) {
+	reg := snippetRegion{0, 0, textLen}
 	if anchor >= 0 {
 		if err := r.ReadMarks(doc); err != nil {
-			return err
+			return reg, err
 		}
 	}
 	if anchor >= 0 && r.Marks() > 0 {
@@ -219,78 +285,102 @@ func (s *Searcher) snippet(h *Hit, seg *index.Segment, si, doc int, q *compiled,
 			c++
 		}
 		if an.Restartable() {
-			from, base = r.Mark(max(0, c-1))
+			reg.from, reg.base = r.Mark(max(0, c-1))
 		}
 		if c+1 < r.Marks() {
-			to, _ = r.Mark(c + 1)
+			reg.to, _ = r.Mark(c + 1)
 		}
 	}
-	to = min(textLen, to+SnippetBytes+64)
-	// The first highlight's offset in the document, and the newlines before
-	// it in the text read from textAt on, for Hit.Line.
-	hlAt, textAt, lines := -1, 0, 0
-	err := seg.WithTextRange(doc, from, min(textLen, to+256), func(text []byte, at int) error {
-		// text holds the document's bytes from at on: offsets below are the
-		// document's, text[x-at] its byte x.
-		end := min(at+len(text), to+256)
-		for to < end && !isSpace(text[to-at]) {
-			to++
+	reg.to = min(textLen, reg.to+SnippetBytes+64)
+	return reg, nil
+}
+
+// cutSnippet sets h.Snippet and h.Highlights from text, which holds the
+// bytes of a document of textLen bytes from at on (offsets below are the
+// document's, text[x-at] its byte x), and returns the document offset of
+// the first highlight, or -1 when there is none. The region is extended to
+// the end of the word it cuts, and the window starts a little before the
+// match at events[anchor] so that it reads in context.
+func cutSnippet(h *Hit, an *tokenize.Analyzer, text []byte, at, textLen int, reg snippetRegion, events []snipEvent, anchor int, hl *highlighter) int {
+	end := min(at+len(text), reg.to+snippetSlack)
+	for reg.to < end && !isSpace(text[reg.to-at]) {
+		reg.to++
+	}
+	words := regionWords(an, text, at, reg)
+	ws := reg.from
+	if anchor >= 0 {
+		if w, ok := wordAt(words, reg.base, events[anchor].pos); ok {
+			ws = max(reg.from, w.Start-SnippetBytes/4)
 		}
-		// The words of the region by position; the matches are known by
-		// position already, so nothing is stemmed.
-		var words []Range // words[i]: the word at position base+i (End 0: none)
-		an.Words(text[from-at:to-at], func(p, start, end int) {
-			for len(words) < p {
-				words = append(words, Range{})
-			}
-			words = append(words, Range{from + start, from + end})
-		})
-		word := func(p uint32) (Range, bool) {
-			if i := int(p) - base; i >= 0 && i < len(words) && words[i].End > 0 {
-				return words[i], true
-			}
-			return Range{}, false
+	}
+	var markBuf [8]Range
+	marks := mergeRanges(appendEventRanges(markBuf[:0], events, words, reg.base, hl))
+	var hlAt int
+	h.Snippet, h.Highlights, hlAt = makeSnippet(text, at, textLen, ws, marks, SnippetBytes)
+	return hlAt
+}
+
+// regionWords analyzes the region's bytes of text (which holds the
+// document from at on) and returns the document byte range of each word by
+// position: element i is the word at position reg.base+i (End 0: none).
+// The matches are known by position already, so nothing is stemmed.
+func regionWords(an *tokenize.Analyzer, text []byte, at int, reg snippetRegion) []Range {
+	var words []Range
+	an.Words(text[reg.from-at:reg.to-at], func(p, start, end int) {
+		for len(words) < p {
+			words = append(words, Range{})
 		}
-		ws := from
-		if anchor >= 0 {
-			if w, ok := word(events[anchor].pos); ok {
-				// Start a little before the first match so it reads in context.
-				ws = max(from, w.Start-SnippetBytes/4)
-			}
+		words = append(words, Range{reg.from + start, reg.from + end})
+	})
+	return words
+}
+
+// wordAt returns the word at position p of words, whose first element is
+// position base, and false when the region holds no word there.
+func wordAt(words []Range, base int, p uint32) (Range, bool) {
+	if i := int(p) - base; i >= 0 && i < len(words) && words[i].End > 0 {
+		return words[i], true
+	}
+	return Range{}, false
+}
+
+// appendEventRanges appends to dst the byte ranges of the events that lie
+// in words (whose first element is position base): a word event is its
+// word, a phrase event the range from its first word to its last.
+func appendEventRanges(dst []Range, events []snipEvent, words []Range, base int, hl *highlighter) []Range {
+	marks := dst
+	nWords := len(hl.words)
+	for _, e := range events {
+		first, ok := wordAt(words, base, e.pos)
+		if !ok {
+			continue
 		}
-		var marks []Range
-		for _, e := range events {
-			first, ok := word(e.pos)
-			if !ok {
+		last := first
+		if e.key >= nWords {
+			ph := hl.phrases[e.key-nWords]
+			if last, ok = wordAt(words, base, e.pos+uint32(ph.Offsets[len(ph.Offsets)-1])); !ok {
 				continue
 			}
-			last := first
-			if e.key >= nWords {
-				ph := hl.phrases[e.key-nWords]
-				if last, ok = word(e.pos + uint32(ph.Offsets[len(ph.Offsets)-1])); !ok {
-					continue
-				}
-			}
-			marks = append(marks, Range{first.Start, last.End})
 		}
-		h.Snippet, h.Highlights, hlAt = makeSnippet(text, at, textLen, ws, mergeRanges(marks), SnippetBytes)
-		if hlAt >= 0 {
-			textAt, lines = at, bytes.Count(text[:hlAt-at], []byte{'\n'})
-		}
+		marks = append(marks, Range{first.Start, last.End})
+	}
+	return marks
+}
+
+// lineAt returns the line number of a highlight that has lines newlines
+// before it in the text read from offset textAt of document doc: when
+// textAt is not 0 (a long text read from a later block), the newlines of
+// the blocks before are counted too.
+func lineAt(seg *index.Segment, doc, textAt, lines int) (int, error) {
+	line := 1 + lines
+	if textAt == 0 {
+		return line, nil
+	}
+	err := seg.WithTextRange(doc, 0, textAt, func(text []byte, at int) error {
+		line += bytes.Count(text[:textAt-at], []byte{'\n'})
 		return nil
 	})
-	if err != nil || hlAt < 0 {
-		return err
-	}
-	h.Line = 1 + lines
-	if textAt > 0 {
-		// A long text read from a later block: count the blocks before.
-		err = seg.WithTextRange(doc, 0, textAt, func(text []byte, at int) error {
-			h.Line += bytes.Count(text[:textAt-at], []byte{'\n'})
-			return nil
-		})
-	}
-	return err
+	return line, err
 }
 
 // makeSnippet cuts the window of about width bytes from ws, widened to word
