@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"github.com/bitsieve/bitsieve/internal/sectioned"
 	"io"
 	"math"
 	"math/bits"
@@ -581,12 +582,12 @@ type fileSection struct {
 // writeSections writes a sectioned file of the kind to w (file.go), each
 // part with its own Write, so that a failing disk shows between them.
 func writeSections(w io.Writer, kind string, sections []fileSection) error {
-	fw, err := newFileWriter(w, kind)
+	fw, err := sectioned.NewWriter(w, kind, formatVersion)
 	if err != nil {
 		return err
 	}
 	for _, s := range sections {
-		if err := fw.begin(s.id); err != nil {
+		if err := fw.Begin(s.id); err != nil {
 			return err
 		}
 		for _, part := range s.parts {
@@ -594,9 +595,9 @@ func writeSections(w io.Writer, kind string, sections []fileSection) error {
 				return err
 			}
 		}
-		fw.end()
+		fw.End()
 	}
-	return fw.finish()
+	return fw.Finish()
 }
 
 // maxLoads returns the most shared-row bits one document sets at rank 0 (its

@@ -1,45 +1,25 @@
 package index
 
 import (
-	"encoding/binary"
+	"errors"
 	"fmt"
-	"hash/crc32"
-	"io"
+	"github.com/bitsieve/bitsieve/internal/sectioned"
 )
 
-// File layout shared by every binary file of an index (segments and
-// tombstones):
-//
-//	header   64 bytes: magic "BITSIEVE", kind [4]byte, version uint32, zeros
-//	sections each starts at a multiple of 64 bytes (zero padding between)
-//	table    one 32-byte entry per section:
-//	           id uint32, zero uint32, offset uint64, length uint64,
-//	           crc32c uint32 (Castagnoli, over the section's bytes), zero uint32
-//	tail     16 bytes: section count uint32, crc32c of the table uint32,
-//	         magic "BSVTAIL1"
-//
-// All integers are little-endian. A reader finds the tail at the end of the
-// file, checks the table's checksum, then each section's bounds; a section's
-// own checksum is checked before its bytes are trusted.
+// Every binary file of an index (segments, tombstones, lexicons) is framed
+// as package internal/sectioned describes: a header, 64-byte-aligned
+// sections, a checksummed table of them and a tail.
 
 // FormatVersion is the version of the index files this bitsieve reads and
 // writes (docs/format.md). It is part of every file name.
 const FormatVersion = 7
 
 const (
-	headerSize    = 64
-	sectionAlign  = 64
-	tableEntry    = 32
-	tailSize      = 16
-	fileMagic     = "BITSIEVE"
-	tailMagic     = "BSVTAIL1"
 	segmentKind   = "SEG\x00"
 	formatVersion = FormatVersion
 )
 
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
-
-func checksum(b []byte) uint32 { return crc32.Checksum(b, castagnoli) }
+func checksum(b []byte) uint32 { return sectioned.Checksum(b) }
 
 // Section ids of a segment file.
 const (
@@ -90,153 +70,23 @@ type section struct {
 	CRC    uint32
 }
 
-// fileWriter writes a sectioned file, tracking offsets and checksums.
-type fileWriter struct {
-	w        io.Writer
-	off      uint64
-	sections []section
-	crc      uint32
-	cur      *section
-}
-
-func newFileWriter(w io.Writer, kind string) (*fileWriter, error) {
-	fw := &fileWriter{w: w}
-	var h [headerSize]byte
-	copy(h[:], fileMagic)
-	copy(h[8:], kind)
-	binary.LittleEndian.PutUint32(h[12:], formatVersion)
-	if err := fw.raw(h[:]); err != nil {
-		return nil, err
-	}
-	return fw, nil
-}
-
-func (fw *fileWriter) raw(b []byte) error {
-	n, err := fw.w.Write(b)
-	fw.off += uint64(n)
-	return err
-}
-
-// begin starts a new section at the next 64-byte boundary.
-func (fw *fileWriter) begin(id uint32) error {
-	if pad := (sectionAlign - fw.off%sectionAlign) % sectionAlign; pad > 0 {
-		if err := fw.raw(make([]byte, pad)); err != nil {
-			return err
-		}
-	}
-	fw.sections = append(fw.sections, section{ID: id, Offset: fw.off})
-	fw.cur = &fw.sections[len(fw.sections)-1]
-	fw.crc = 0
-	return nil
-}
-
-// Write appends to the current section.
-func (fw *fileWriter) Write(b []byte) (int, error) {
-	fw.crc = crc32.Update(fw.crc, castagnoli, b)
-	err := fw.raw(b)
-	return len(b), err
-}
-
-// end closes the current section.
-func (fw *fileWriter) end() {
-	fw.cur.Length = fw.off - fw.cur.Offset
-	fw.cur.CRC = fw.crc
-	fw.cur = nil
-}
-
-// finish writes the section table and tail.
-func (fw *fileWriter) finish() error {
-	table := make([]byte, 0, len(fw.sections)*tableEntry)
-	for _, s := range fw.sections {
-		table = binary.LittleEndian.AppendUint32(table, s.ID)
-		table = binary.LittleEndian.AppendUint32(table, 0)
-		table = binary.LittleEndian.AppendUint64(table, s.Offset)
-		table = binary.LittleEndian.AppendUint64(table, s.Length)
-		table = binary.LittleEndian.AppendUint32(table, s.CRC)
-		table = binary.LittleEndian.AppendUint32(table, 0)
-	}
-	tail := binary.LittleEndian.AppendUint32(nil, uint32(len(fw.sections)))
-	tail = binary.LittleEndian.AppendUint32(tail, checksum(append(table, tail...)))
-	tail = append(tail, tailMagic...)
-	if err := fw.raw(table); err != nil {
-		return err
-	}
-	return fw.raw(tail)
-}
-
-// readSections validates a file's header, table and tail and returns its
-// sections by id. Section checksums are not checked here (see verifySection),
-// but every byte outside the sections is: the header's reserved bytes and the
-// padding between sections must be zero, so no byte of a file can change
-// unnoticed.
+// readSections validates a file's framing (sectioned.Read) and returns its
+// sections by id. Section checksums are not checked here (see
+// verifySection).
 func readSections(name string, data []byte, kind string) (map[uint32]section, error) {
-	bad := func(format string, a ...any) error {
-		return &CorruptError{File: name, Detail: fmt.Sprintf(format, a...)}
+	secs, err := sectioned.Read(data, kind, formatVersion, func(id uint32) string { return sectionName(kind, id) })
+	var ve *sectioned.VersionError
+	switch {
+	case errors.As(err, &ve):
+		return nil, fmt.Errorf("%s: index format version %d is not supported (this bitsieve reads version %d); rebuild the index with bitsieve index --rebuild", name, ve.Got, formatVersion)
+	case err != nil:
+		return nil, &CorruptError{File: name, Detail: err.Error()}
 	}
-	if len(data) < headerSize+tailSize {
-		return nil, bad("file is %d bytes, too short to be an index file", len(data))
+	out := make(map[uint32]section, len(secs))
+	for id, s := range secs {
+		out[id] = section{ID: s.ID, Name: sectionName(kind, id), Offset: s.Offset, Length: s.Length, CRC: s.CRC}
 	}
-	if string(data[:8]) != fileMagic || string(data[8:12]) != kind {
-		return nil, bad("not a bitsieve %q file (bad magic)", kind)
-	}
-	if v := binary.LittleEndian.Uint32(data[12:]); v != formatVersion {
-		return nil, fmt.Errorf("%s: index format version %d is not supported (this bitsieve reads version %d); rebuild the index with bitsieve index --rebuild", name, v, formatVersion)
-	}
-	if !allZero(data[16:headerSize]) {
-		return nil, bad("reserved header bytes are not zero")
-	}
-	tail := data[len(data)-tailSize:]
-	if string(tail[8:]) != tailMagic {
-		return nil, bad("missing tail (file truncated?)")
-	}
-	count := uint64(binary.LittleEndian.Uint32(tail))
-	if count > 64 || count*tableEntry > uint64(len(data)-headerSize-tailSize) {
-		return nil, bad("section table of %d entries does not fit the file", count)
-	}
-	tableStart := uint64(len(data)-tailSize) - count*tableEntry
-	table := data[tableStart : len(data)-tailSize]
-	if checksum(data[tableStart:len(data)-tailSize+4]) != binary.LittleEndian.Uint32(tail[4:]) {
-		return nil, bad("section table checksum mismatch")
-	}
-	secs := make(map[uint32]section, count)
-	for i := uint64(0); i < count; i++ {
-		e := table[i*tableEntry:]
-		s := section{
-			ID:     binary.LittleEndian.Uint32(e),
-			Offset: binary.LittleEndian.Uint64(e[8:]),
-			Length: binary.LittleEndian.Uint64(e[16:]),
-			CRC:    binary.LittleEndian.Uint32(e[24:]),
-		}
-		s.Name = sectionName(kind, s.ID)
-		if s.Offset < headerSize || s.Offset%sectionAlign != 0 || s.Length > tableStart || s.Offset > tableStart-s.Length {
-			return nil, bad("section %s lies outside the file", s.Name)
-		}
-		if _, dup := secs[s.ID]; dup {
-			return nil, bad("section %s appears twice", s.Name)
-		}
-		if binary.LittleEndian.Uint32(e[4:]) != 0 || binary.LittleEndian.Uint32(e[28:]) != 0 {
-			return nil, bad("reserved bytes of section %s are not zero", s.Name)
-		}
-		secs[s.ID] = s
-	}
-	// Sections are written in order, without overlap, separated by zero
-	// padding only.
-	end := uint64(headerSize)
-	for i := uint64(0); i < count; i++ {
-		e := table[i*tableEntry:]
-		s := secs[binary.LittleEndian.Uint32(e)]
-		if s.Offset < end {
-			return nil, bad("section %s overlaps the one before it", s.Name)
-		}
-		if !allZero(data[end:s.Offset]) {
-			return nil, bad("padding before section %s is not zero", s.Name)
-		}
-		end = s.Offset + s.Length
-	}
-	if !allZero(data[end:tableStart]) {
-		return nil, bad("padding before the section table is not zero")
-	}
-	return secs, nil
+	return out, nil
 }
 
 func allZero(b []byte) bool {
@@ -250,7 +100,7 @@ func allZero(b []byte) bool {
 
 // verifySection checks a section's checksum.
 func verifySection(name string, data []byte, s section) error {
-	if checksum(data[s.Offset:s.Offset+s.Length]) != s.CRC {
+	if !(sectioned.Section{Offset: s.Offset, Length: s.Length, CRC: s.CRC}).Verify(data) {
 		return &CorruptError{File: name, Section: s.Name, Detail: "checksum mismatch"}
 	}
 	return nil

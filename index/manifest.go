@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"hash/crc32"
 	"os"
 	"path/filepath"
 	"strings"
@@ -89,7 +88,7 @@ func decodeManifest(path string, b []byte) (*Manifest, error) {
 	}
 	// The checksum line is exact, newline included: a damaged or truncated
 	// last byte is damage too.
-	want := fmt.Sprintf("crc32c %08x\n", crc32.Checksum(body, castagnoli))
+	want := fmt.Sprintf("crc32c %08x\n", checksum(body))
 	if string(sum) != want {
 		if len(sum) != len(want) || !bytes.HasPrefix(sum, []byte("crc32c ")) || sum[len(sum)-1] != '\n' {
 			return nil, bad("malformed checksum line (file truncated?)")
@@ -141,7 +140,7 @@ func encodeManifest(m *Manifest) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return fmt.Appendf(body, "\ncrc32c %08x\n", crc32.Checksum(body, castagnoli)), nil
+	return fmt.Appendf(body, "\ncrc32c %08x\n", checksum(body)), nil
 }
 
 // commitManifest atomically replaces the directory's MANIFEST. Unless the
