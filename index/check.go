@@ -126,32 +126,61 @@ func (lx *Lexicon) checkLookups() []error {
 	return probs
 }
 
-// checkInvariants verifies a segment's internal consistency.
+// checkInvariants verifies a segment's internal consistency, section by
+// section: the dictionary, the rows, the lists, the forward index against
+// them, the positions, and the stored texts.
 func (s *Segment) checkInvariants() []error {
-	var probs []error
-	bad := func(sec, format string, a ...any) {
-		if len(probs) < 20 {
-			probs = append(probs, &CorruptError{File: s.name, Section: sec, Detail: fmt.Sprintf(format, a...)})
-		}
-	}
-	n, nt := s.NumDocs(), s.NumTerms()
-
-	// Dictionary (from the lexicon, which checks that every termID is used
-	// once): df descending, the postings the header counts, and lists that
-	// cover the lists section exactly.
+	// The dictionary comes from the lexicon, which checks that every
+	// termID is used once.
 	if err := s.LoadTerms(); err != nil {
-		return append(probs, err)
+		return []error{err}
 	}
-	terms := make([]string, nt)
+	terms := make([]string, s.NumTerms())
 	for i, w := range s.dict.words {
 		terms[s.dict.ids[i]] = w
 	}
+	p := &segmentProblems{file: s.name}
+	s.checkDictionary(p)
+	s.checkRows(p)
+	lists := s.checkLists(p, terms)
+	df := s.checkForward(p, terms, lists)
+	p.errs = append(p.errs, s.checkPositions(terms, p.bad)...)
+	for id := range terms {
+		if df[id] != s.DF(TermID(id)) {
+			p.bad("forward", "term %q has df %d, the forward index gives %d", terms[id], s.DF(TermID(id)), df[id])
+		}
+	}
+	s.checkStore(p)
+	return p.errs
+}
+
+// segmentProblems collects what checkInvariants finds wrong in a segment:
+// every read that fails, and at most 20 reports of data that contradicts
+// other data, so that a badly damaged segment yields a readable list.
+type segmentProblems struct {
+	file string
+	errs []error
+}
+
+// bad reports that section sec of the file is corrupt, unless 20 problems
+// are listed already.
+func (p *segmentProblems) bad(sec, format string, a ...any) {
+	if len(p.errs) < 20 {
+		p.errs = append(p.errs, &CorruptError{File: p.file, Section: sec, Detail: fmt.Sprintf(format, a...)})
+	}
+}
+
+// checkDictionary checks the dictionary against the header: df descending
+// by termID, the postings the header counts, and lists that cover the
+// lists section exactly.
+func (s *Segment) checkDictionary(p *segmentProblems) {
+	n := s.NumDocs()
 	var postings, private, shared int64
 	nl, listed := 0, 0
-	for id := 0; id < nt; id++ {
+	for id := 0; id < s.NumTerms(); id++ {
 		df := s.DF(TermID(id))
 		if id > 0 && df > s.DF(TermID(id-1)) {
-			bad("params", "termIDs are not in descending df order at %d", id)
+			p.bad("params", "termIDs are not in descending df order at %d", id)
 		}
 		postings += int64(df)
 		switch t := s.Treatment(TermID(id)); {
@@ -170,33 +199,41 @@ func (s *Segment) checkInvariants() []error {
 		}
 	}
 	if h := s.hdr; postings != h.Postings || private != h.PrivatePostings || shared != h.SharedPostings {
-		bad("params", "postings %d (%d private, %d shared), the dictionary gives %d (%d, %d)",
+		p.bad("params", "postings %d (%d private, %d shared), the dictionary gives %d (%d, %d)",
 			h.Postings, h.PrivatePostings, h.SharedPostings, postings, private, shared)
 	}
 	if nl != s.hdr.Lists || listed != len(s.lists) {
-		bad("lists", "%d bytes in %d lists, the dictionary gives %d in %d", len(s.lists), s.hdr.Lists, listed, nl)
+		p.bad("lists", "%d bytes in %d lists, the dictionary gives %d in %d", len(s.lists), s.hdr.Lists, listed, nl)
 	}
+}
 
-	// Rows: popcounts, no bits past the last document, live row as built.
+// checkRows checks the rows: popcounts as counted, no bits past the last
+// document, and the live row as built (every document set).
+func (s *Segment) checkRows(p *segmentProblems) {
 	for r := 0; r < s.NumRows(); r++ {
 		row := s.Row(r)
 		if bitrow.Count(row) != s.RowCount(r) {
-			bad("rowstats", "row %d has %d bits, its count says %d", r, bitrow.Count(row), s.RowCount(r))
+			p.bad("rowstats", "row %d has %d bits, its count says %d", r, bitrow.Count(row), s.RowCount(r))
 		}
 		for d := s.RowColumns(r); d < len(row)*64; d++ {
 			if row[d/64]&(1<<(d%64)) != 0 {
-				bad("rows", "row %d has a bit past the last document", r)
+				p.bad("rows", "row %d has a bit past the last document", r)
 				break
 			}
 		}
 	}
-	if s.RowCount(0) != n {
-		bad("rows", "live row has %d of %d documents", s.RowCount(0), n)
+	if n := s.NumDocs(); s.RowCount(0) != n {
+		p.bad("rows", "live row has %d of %d documents", s.RowCount(0), n)
 	}
+}
 
-	// Lists: ascending document numbers below n.
-	lists := make([][]uint16, nt)
-	for id := 0; id < nt; id++ {
+// checkLists checks that every posting list holds ascending document
+// numbers below the segment's count, and returns the lists decoded, by
+// termID (nil for a term without one).
+func (s *Segment) checkLists(p *segmentProblems, terms []string) [][]uint16 {
+	n := s.NumDocs()
+	lists := make([][]uint16, len(terms))
+	for id := range terms {
 		if !s.Treatment(TermID(id)).List {
 			continue
 		}
@@ -204,16 +241,21 @@ func (s *Segment) checkInvariants() []error {
 		lists[id] = l
 		for i, d := range l {
 			if int(d) >= n || (i > 0 && d <= l[i-1]) {
-				bad("lists", "list of %q is not ascending below %d documents at entry %d", terms[id], n, i)
+				p.bad("lists", "list of %q is not ascending below %d documents at entry %d", terms[id], n, i)
 				break
 			}
 		}
 	}
+	return lists
+}
 
-	// Forward index against the rows, lists and df: no false negative is
-	// possible. (With df equal to each list's length, every list is then
-	// exactly its term's documents.)
-	df := make([]int, nt)
+// checkForward checks the forward index against the rows, the lists and
+// the impacts, so that no false negative is possible, and returns each
+// term's df as the forward index gives it. (With df equal to each list's
+// length, every list is then exactly its term's documents.)
+func (s *Segment) checkForward(p *segmentProblems, terms []string, lists [][]uint16) []int {
+	n := s.NumDocs()
+	df := make([]int, len(terms))
 	var post []Posting
 	var rows []int
 	impacts := make([]byte, len(s.impacts))
@@ -222,57 +264,54 @@ func (s *Segment) checkInvariants() []error {
 		var err error
 		post, err = s.Forward(post[:0], d)
 		if err != nil {
-			probs = append(probs, err)
+			p.errs = append(p.errs, err)
 			continue
 		}
 		if len(post) != s.Doc(d).Distinct {
-			bad("forward", "document %d has %d terms, its table entry says %d", d, len(post), s.Doc(d).Distinct)
+			p.bad("forward", "document %d has %d terms, its table entry says %d", d, len(post), s.Doc(d).Distinct)
 		}
-		for _, p := range post {
-			df[p.Term]++
+		for _, pt := range post {
+			df[pt.Term]++
 
-			if s.Treatment(p.Term).List {
-				if _, ok := slices.BinarySearch(lists[p.Term], uint16(d)); !ok {
-					bad("lists", "document %d contains %q but its list lacks it", d, terms[p.Term])
+			if s.Treatment(pt.Term).List {
+				if _, ok := slices.BinarySearch(lists[pt.Term], uint16(d)); !ok {
+					p.bad("lists", "document %d contains %q but its list lacks it", d, terms[pt.Term])
 				}
 				continue
 			}
-			rows = s.TermRows(rows[:0], terms[p.Term], p.Term)
+			rows = s.TermRows(rows[:0], terms[pt.Term], pt.Term)
 			for _, r := range rows {
 				if c := d >> s.RowRank(r); s.Row(r)[c/64]&(1<<(c%64)) == 0 {
-					bad("rows", "document %d contains %q but row %d lacks its bit", d, terms[p.Term], r)
+					p.bad("rows", "document %d contains %q but row %d lacks its bit", d, terms[pt.Term], r)
 				}
 				if s.RowRank(r) == 0 {
 					at := 2 * ((r-1)*nb + d/BlockDocs)
-					addImpact(impacts[at:at+2], int(p.TF), s.DocTokens(d))
+					addImpact(impacts[at:at+2], int(pt.TF), s.DocTokens(d))
 				}
 			}
 		}
 	}
 	if !bytes.Equal(impacts, s.impacts) {
-		bad("impacts", "the largest tf or tf/length of a row's terms in a block differs from the forward index's")
+		p.bad("impacts", "the largest tf or tf/length of a row's terms in a block differs from the forward index's")
 	}
-	probs = append(probs, s.checkPositions(terms, bad)...)
-	for id := 0; id < nt; id++ {
-		if df[id] != s.DF(TermID(id)) {
-			bad("forward", "term %q has df %d, the forward index gives %d", terms[id], s.DF(TermID(id)), df[id])
-		}
-	}
+	return df
+}
 
-	// Stored texts decompress and match their hashes.
+// checkStore checks that the stored texts decompress and match their
+// hashes and lengths. It stops at the first text that does not decompress.
+func (s *Segment) checkStore(p *segmentProblems) {
 	var text []byte
-	for d := 0; d < n; d++ {
+	for d := 0; d < s.NumDocs(); d++ {
 		var err error
 		text, err = s.Text(text[:0], d)
 		if err != nil {
-			probs = append(probs, err)
+			p.errs = append(p.errs, err)
 			break
 		}
 		if info := s.Doc(d); xxhash.Sum64(text) != info.Hash || len(text) != info.TextLen {
-			bad("store", "text of document %d (%s) does not match its hash", d, info.Key)
+			p.bad("store", "text of document %d (%s) does not match its hash", d, info.Key)
 		}
 	}
-	return probs
 }
 
 // checkPositions checks every document's positions against its forward

@@ -164,29 +164,7 @@ func planCompaction(m *Manifest, opt CompactOptions) []int {
 // hash, so a merge never carries damage into a new file. Documents are
 // routed by their own length class, as the writer routes them.
 func merge(dir string, m *Manifest, group []int, opt CompactOptions, st *CompactStats) (*Manifest, error) {
-	seq := m.NextFile
-	var outs []ManifestSegment
-	fresh := map[string]*segDict{}
-	var lexName string
-	removeOuts := func() {
-		for _, o := range outs {
-			os.Remove(filepath.Join(dir, o.File))
-		}
-		if lexName != "" {
-			os.Remove(filepath.Join(dir, lexName))
-		}
-	}
-	write := func(docs []*analyzedDoc, class int) error {
-		name := segmentFileName(seq)
-		seq++
-		ms, dict, err := writeSegmentFile(dir, name, docs, opt.Params, class, m.Analyzer)
-		if err != nil {
-			return err
-		}
-		outs = append(outs, ms)
-		fresh[ms.File] = dict
-		return nil
-	}
+	mg := &merger{dir: dir, m: m, opt: opt, seq: m.NextFile, fresh: map[string]*segDict{}, classes: map[int]*classBuffer{}}
 	// The words of the merged segments, and of those kept, are in the
 	// lexicon of m.
 	lx, err := openLexicon(dir, m.Lexicon, verifyData)
@@ -194,101 +172,170 @@ func merge(dir string, m *Manifest, group []int, opt CompactOptions, st *Compact
 		return nil, err
 	}
 	defer lx.close()
-	classes := map[int]*classBuffer{}
-	var buffered int64 // footprints of the documents in classes
-	docs, dropped := 0, 0
-	var bytesIn int64
+	mg.lx = lx
 	for _, i := range group {
-		ms := m.Segments[i]
-		bytesIn += ms.Bytes
-		s, err := openEntry(dir, ms, m.Analyzer, verifyData)
-		if err != nil {
-			removeOuts()
+		if err := mg.addSegment(i); err != nil {
+			mg.removeOutputs()
 			return nil, err
 		}
-		s.lex, s.ord = lx, i
-		src, err := newMergeSource(s)
-		if err != nil {
-			s.close()
-			removeOuts()
-			return nil, err
-		}
-		for d := 0; d < s.NumDocs(); d++ {
-			if !s.IsLive(d) {
-				dropped++
-				continue
-			}
-			ad, err := src.doc(d)
-			if err != nil {
-				s.close()
-				removeOuts()
-				return nil, err
-			}
-			docs++
-			ad.mem = ad.footprint()
-			c := lengthClass(len(ad.terms))
-			b := classes[c]
-			if b == nil {
-				b = &classBuffer{}
-				classes[c] = b
-			}
-			buffered += ad.mem
-			full := b.add(ad, opt.Capacity, opt.MaxSegmentBytes, opt.MemoryBudget)
-			if !full && buffered >= opt.MemoryBudget {
-				c, full = largestBuffer(classes), true
-			}
-			if full {
-				buffered -= classes[c].mem
-				if err := write(classes[c].docs, c); err != nil {
-					s.close()
-					removeOuts()
-					return nil, err
-				}
-				classes[c] = &classBuffer{}
-			}
-		}
-		s.close()
 	}
-	groups, gclass := packLeftovers(classes, opt.Capacity, opt.MaxSegmentBytes)
+	groups, gclass := packLeftovers(mg.classes, opt.Capacity, opt.MaxSegmentBytes)
 	for i, g := range groups {
-		if err := write(g, gclass[i]); err != nil {
-			removeOuts()
+		if err := mg.write(g, gclass[i]); err != nil {
+			mg.removeOutputs()
 			return nil, err
 		}
 	}
-
-	next := &Manifest{Format: formatVersion, Generation: m.Generation + 1, Analyzer: m.Analyzer, NextFile: seq}
-	for i, s := range m.Segments {
-		if _, merged := slices.BinarySearch(group, i); !merged {
-			next.Segments = append(next.Segments, s)
-		}
-	}
-	next.Segments = append(next.Segments, outs...)
-	slices.SortFunc(next.Segments, func(a, b ManifestSegment) int { return strings.Compare(a.File, b.File) })
-	lexName, err = writeLexicon(dir, next, lx, m, fresh)
+	next, err := mg.commit(group)
 	if err != nil {
-		removeOuts()
-		return nil, err
-	}
-	if err := syncDir(dir); err != nil {
-		removeOuts()
-		return nil, err
-	}
-	if err := commitManifest(dir, next); err != nil {
-		if !errors.Is(err, errManifestUnsynced) {
-			removeOuts()
-		}
 		return nil, err
 	}
 	removeUnlisted(dir, next)
 	st.Merges++
 	st.SegmentsIn += len(group)
-	st.SegmentsOut += len(outs)
-	st.Docs += docs
-	st.Dropped += dropped
-	st.BytesIn += bytesIn
-	st.BytesOut += manifestBytes(&Manifest{Segments: outs})
+	st.SegmentsOut += len(mg.outs)
+	st.Docs += mg.docs
+	st.Dropped += mg.dropped
+	st.BytesIn += mg.bytesIn
+	st.BytesOut += manifestBytes(&Manifest{Segments: mg.outs})
 	return next, nil
+}
+
+// merger is the state of one merge: the files it has written, and the
+// documents it holds in buffers by length class until they fill a segment.
+type merger struct {
+	dir string
+	m   *Manifest // the manifest the merge starts from
+	opt CompactOptions
+	lx  *Lexicon // m's lexicon
+
+	seq     uint64               // sequence number of the next file
+	outs    []ManifestSegment    // the segments written
+	fresh   map[string]*segDict  // their dictionaries, by file name
+	lexName string               // the lexicon written, once it is
+	classes map[int]*classBuffer // documents not yet written, by length class
+
+	buffered      int64 // footprints of the documents in classes
+	docs, dropped int   // documents carried over and deleted ones left behind
+	bytesIn       int64 // size of the merged segments
+}
+
+// addSegment routes the live documents of m's segment i into the class
+// buffers, rebuilt from its forward index and checked against their
+// hashes, and counts the deleted ones it drops.
+func (mg *merger) addSegment(i int) error {
+	ms := mg.m.Segments[i]
+	mg.bytesIn += ms.Bytes
+	s, err := openEntry(mg.dir, ms, mg.m.Analyzer, verifyData)
+	if err != nil {
+		return err
+	}
+	defer s.close()
+	s.lex, s.ord = mg.lx, i
+	src, err := newMergeSource(s)
+	if err != nil {
+		return err
+	}
+	for d := 0; d < s.NumDocs(); d++ {
+		if !s.IsLive(d) {
+			mg.dropped++
+			continue
+		}
+		ad, err := src.doc(d)
+		if err != nil {
+			return err
+		}
+		mg.docs++
+		if err := mg.route(ad); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// route buffers a document in its length class, and writes a segment of
+// the class when the buffer is full, or of the largest buffer when the
+// buffers together reach the memory budget.
+func (mg *merger) route(ad *analyzedDoc) error {
+	ad.mem = ad.footprint()
+	c := lengthClass(len(ad.terms))
+	b := mg.classes[c]
+	if b == nil {
+		b = &classBuffer{}
+		mg.classes[c] = b
+	}
+	mg.buffered += ad.mem
+	full := b.add(ad, mg.opt.Capacity, mg.opt.MaxSegmentBytes, mg.opt.MemoryBudget)
+	if !full && mg.buffered >= mg.opt.MemoryBudget {
+		c, full = largestBuffer(mg.classes), true
+	}
+	if !full {
+		return nil
+	}
+	mg.buffered -= mg.classes[c].mem
+	if err := mg.write(mg.classes[c].docs, c); err != nil {
+		return err
+	}
+	mg.classes[c] = &classBuffer{}
+	return nil
+}
+
+// write seals docs, of length class class, into the merge's next segment
+// file.
+func (mg *merger) write(docs []*analyzedDoc, class int) error {
+	name := segmentFileName(mg.seq)
+	mg.seq++
+	ms, dict, err := writeSegmentFile(mg.dir, name, docs, mg.opt.Params, class, mg.m.Analyzer)
+	if err != nil {
+		return err
+	}
+	mg.outs = append(mg.outs, ms)
+	mg.fresh[ms.File] = dict
+	return nil
+}
+
+// commit makes the directory's index the manifest that replaces the
+// group's segments by the merged ones, with a lexicon of its own,
+// following the commit protocol of docs/format.md. On failure it removes
+// the files the merge wrote, unless the MANIFEST may already be in place.
+func (mg *merger) commit(group []int) (*Manifest, error) {
+	m := mg.m
+	next := &Manifest{Format: formatVersion, Generation: m.Generation + 1, Analyzer: m.Analyzer, NextFile: mg.seq}
+	for i, s := range m.Segments {
+		if _, merged := slices.BinarySearch(group, i); !merged {
+			next.Segments = append(next.Segments, s)
+		}
+	}
+	next.Segments = append(next.Segments, mg.outs...)
+	slices.SortFunc(next.Segments, func(a, b ManifestSegment) int { return strings.Compare(a.File, b.File) })
+	var err error
+	mg.lexName, err = writeLexicon(mg.dir, next, mg.lx, m, mg.fresh)
+	if err != nil {
+		mg.removeOutputs()
+		return nil, err
+	}
+	if err := syncDir(mg.dir); err != nil {
+		mg.removeOutputs()
+		return nil, err
+	}
+	if err := commitManifest(mg.dir, next); err != nil {
+		if !errors.Is(err, errManifestUnsynced) {
+			mg.removeOutputs()
+		}
+		return nil, err
+	}
+	return next, nil
+}
+
+// removeOutputs removes the files the merge has written: a merge that
+// fails leaves the directory as it found it.
+func (mg *merger) removeOutputs() {
+	for _, o := range mg.outs {
+		os.Remove(filepath.Join(mg.dir, o.File))
+	}
+	if mg.lexName != "" {
+		os.Remove(filepath.Join(mg.dir, mg.lexName))
+	}
 }
 
 // packLeftovers cuts the class buffers left at the end of a merge into

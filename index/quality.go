@@ -83,38 +83,53 @@ func (s *Segment) Quality() (SignatureQuality, error) {
 	var rows []int
 	for _, st := range terms {
 		rows = s.TermRows(rows[:0], st.term, st.id)
-		n := 0
-		for i := 0; i < h.RowWords; i++ {
-			acc := s.live[i]
-			for _, r := range rows {
-				if acc &= s.docWord(r, i); acc == 0 {
-					break
-				}
-			}
-			n += bits.OnesCount64(acc)
-		}
+		n := s.admitted(rows)
 		q.MeasuredFP += int64(max(0, n-s.LiveDF(st.id)))
 		q.PredictedFP += expectedFP(st.t, s.DF(st.id), h.Docs, h.Rank, q.Theory, q.HighTheory)
 	}
 
-	// Fill: the share of the rank-0 shared rows set in each column.
 	if h.SharedRows > 0 && h.Docs > 0 {
-		fill := make([]uint32, h.Docs)
-		for r := first; r < first+h.SharedRows; r++ {
-			for i, w := range s.Row(r) {
-				for ; w != 0; w &= w - 1 {
-					fill[i*64+bits.TrailingZeros64(w)]++
-				}
-			}
-		}
-		worst, sum := 0, 0
-		for _, f := range fill {
-			worst, sum = max(worst, int(f)), sum+int(f)
-		}
-		q.WorstFill = float64(worst) / float64(h.SharedRows)
-		q.MeanFill = float64(sum) / float64(h.SharedRows*h.Docs)
+		q.WorstFill, q.MeanFill = s.sharedFill()
 	}
 	return q, nil
+}
+
+// admitted counts the live documents whose bits are set in every one of
+// rows: the documents a term with those rows would pass to verification.
+func (s *Segment) admitted(rows []int) int {
+	n := 0
+	for i := 0; i < s.hdr.RowWords; i++ {
+		acc := s.live[i]
+		for _, r := range rows {
+			if acc &= s.docWord(r, i); acc == 0 {
+				break
+			}
+		}
+		n += bits.OnesCount64(acc)
+	}
+	return n
+}
+
+// sharedFill measures the share of the rank-0 shared rows set in each
+// document's column, and returns the largest share and the mean. A column
+// much fuller than the mean admits more false positives than the density
+// predicts. The segment must have shared rows and documents.
+func (s *Segment) sharedFill() (worst, mean float64) {
+	h := s.hdr
+	first := 1 + h.PrivateRows
+	fill := make([]uint32, h.Docs)
+	for r := first; r < first+h.SharedRows; r++ {
+		for i, w := range s.Row(r) {
+			for ; w != 0; w &= w - 1 {
+				fill[i*64+bits.TrailingZeros64(w)]++
+			}
+		}
+	}
+	most, sum := 0, 0
+	for _, f := range fill {
+		most, sum = max(most, int(f)), sum+int(f)
+	}
+	return float64(most) / float64(h.SharedRows), float64(sum) / float64(h.SharedRows*h.Docs)
 }
 
 // termGroups counts, for every term, the groups of 2^Rank documents holding

@@ -93,33 +93,78 @@ func recoverFrom(dir, lexName string, dels []string, next uint64) (*RecoverRepor
 		return nil, err
 	}
 	defer lx.close()
-	segs := make([]*Segment, 0, len(lx.segSeq))
+	segs, err := openLexiconSegments(dir, lexName, lx)
 	defer func() {
 		for _, s := range segs {
 			s.close()
 		}
 	}()
-	for _, seq := range lx.segSeq {
-		path := filepath.Join(dir, segmentFileName(seq))
-		data, err := mapFile(path)
-		if err != nil {
-			return nil, fmt.Errorf("%s names segment %s: %w", lexName, segmentFileName(seq), err)
-		}
-		s, err := newSegment(path, data, verifyData)
-		if err != nil {
-			unmapFile(data)
-			return nil, err
-		}
-		segs = append(segs, s)
+	if err != nil {
+		return nil, err
 	}
 	if err := lx.attach(segs); err != nil {
 		return nil, err
 	}
-	// The newest sound tombstone of each segment (dels are newest first).
-	type namedTombstone struct {
-		*tombstone
-		name string
+	m := &Manifest{Format: formatVersion, NextFile: next, Lexicon: lexName, LexiconBytes: lx.Bytes()}
+	rep := &RecoverReport{Lexicon: lexName, Segments: len(segs)}
+	if err := applyNewestTombstones(dir, dels, segs, m); err != nil {
+		return nil, err
 	}
+	extra, dups := olderDuplicates(segs)
+	rep.Duplicates = dups
+	m.Generation++
+	files, err := recoveredSegments(segs, extra, m, rep)
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range files {
+		if err := writeFileSynced(dir, f.name, f.data); err != nil {
+			return nil, err
+		}
+	}
+	if err := syncDir(dir); err != nil {
+		return nil, err
+	}
+	if err := commitManifest(dir, m); err != nil {
+		return nil, err
+	}
+	rep.Generation = m.Generation
+	return rep, nil
+}
+
+// openLexiconSegments maps and checks the segments lexicon lx (the file
+// lexName) names, in its order. The segments opened before a failure are
+// returned with the error, for the caller to close.
+func openLexiconSegments(dir, lexName string, lx *Lexicon) ([]*Segment, error) {
+	segs := make([]*Segment, 0, len(lx.segSeq))
+	for _, seq := range lx.segSeq {
+		path := filepath.Join(dir, segmentFileName(seq))
+		data, err := mapFile(path)
+		if err != nil {
+			return segs, fmt.Errorf("%s names segment %s: %w", lexName, segmentFileName(seq), err)
+		}
+		s, err := newSegment(path, data, verifyData)
+		if err != nil {
+			unmapFile(data)
+			return segs, err
+		}
+		segs = append(segs, s)
+	}
+	return segs, nil
+}
+
+// namedTombstone is a decoded tombstone file and its name.
+type namedTombstone struct {
+	*tombstone
+	name string
+}
+
+// applyNewestTombstones applies to each segment the newest sound tombstone
+// of its own among the files dels (newest first), when that tombstone's
+// document count is the segment's; unreadable or damaged files are passed
+// over. It sets m's analyzer (every segment's must be the same) and its
+// generation to that of the newest tombstone applied.
+func applyNewestTombstones(dir string, dels []string, segs []*Segment, m *Manifest) error {
 	newest := map[uint64]namedTombstone{}
 	for _, d := range dels {
 		b, err := os.ReadFile(filepath.Join(dir, d))
@@ -132,32 +177,36 @@ func recoverFrom(dir, lexName string, dels []string, next uint64) (*RecoverRepor
 			}
 		}
 	}
-	m := &Manifest{Format: formatVersion, NextFile: next, Lexicon: lexName, LexiconBytes: lx.Bytes()}
-	rep := &RecoverReport{Lexicon: lexName, Segments: len(segs)}
 	for i, s := range segs {
 		if i == 0 {
 			m.Analyzer = s.Analyzer()
 		} else if s.Analyzer() != m.Analyzer {
-			return nil, fmt.Errorf("segments %s and %s were made by different analyzers (%q, %q)", segs[0].name, s.name, m.Analyzer, s.Analyzer())
+			return fmt.Errorf("segments %s and %s were made by different analyzers (%q, %q)", segs[0].name, s.name, m.Analyzer, s.Analyzer())
 		}
 		seq, _ := fileSeq(filepath.Base(s.name))
 		if t, ok := newest[seq]; ok && t.docs == s.NumDocs() {
 			s.tombName = t.name
 			if err := s.applyTombstone(t.tombstone, seq); err != nil {
-				return nil, err
+				return err
 			}
 			m.Generation = max(m.Generation, t.gen)
 		}
 	}
-	// A key live in two segments stays live in the newest (segments are
-	// numbered in the order they were written).
+	return nil
+}
+
+// olderDuplicates finds the keys live in more than one segment: a key
+// stays live in the newest (segments are numbered in the order they were
+// written). It returns, for each segment, a bitmap of the documents to
+// delete besides its tombstone's (nil when there are none), and how many.
+func olderDuplicates(segs []*Segment) (extra [][]uint64, dups int) {
 	order := make([]int, len(segs))
 	for i := range order {
 		order[i] = i
 	}
 	slices.SortFunc(order, func(a, b int) int { return cmp.Compare(segs[b].name, segs[a].name) })
 	seen := map[string]bool{}
-	extra := make([][]uint64, len(segs))
+	extra = make([][]uint64, len(segs))
 	for _, i := range order {
 		s := segs[i]
 		for d := 0; d < s.NumDocs(); d++ {
@@ -173,10 +222,18 @@ func recoverFrom(dir, lexName string, dels []string, next uint64) (*RecoverRepor
 				extra[i] = make([]uint64, (s.NumDocs()+63)/64)
 			}
 			extra[i][d/64] |= 1 << (d % 64)
-			rep.Duplicates++
+			dups++
 		}
 	}
-	m.Generation++
+	return extra, dups
+}
+
+// recoveredSegments adds the segments to m, each with the deletions of its
+// tombstone and of extra. A segment with extra deletions needs a new
+// tombstone file, numbered from m.NextFile: those are returned, to be
+// written before m is committed. The report counts the documents left
+// live and names the tombstones.
+func recoveredSegments(segs []*Segment, extra [][]uint64, m *Manifest, rep *RecoverReport) ([]pendingFile, error) {
 	var files []pendingFile
 	for i, s := range segs {
 		seq, _ := fileSeq(filepath.Base(s.name))
@@ -189,7 +246,7 @@ func recoverFrom(dir, lexName string, dels []string, next uint64) (*RecoverRepor
 		}
 		if n := bitrow.Count(del); n > 0 {
 			if n == s.NumDocs() {
-				return nil, fmt.Errorf("every document of %s is deleted, yet %s names it", ms.File, lexName)
+				return nil, fmt.Errorf("every document of %s is deleted, yet %s names it", ms.File, m.Lexicon)
 			}
 			ms.Deleted = n
 			if extra[i] == nil {
@@ -204,17 +261,5 @@ func recoverFrom(dir, lexName string, dels []string, next uint64) (*RecoverRepor
 		m.Segments = append(m.Segments, ms)
 		rep.Docs += ms.Docs - ms.Deleted
 	}
-	for _, f := range files {
-		if err := writeFileSynced(dir, f.name, f.data); err != nil {
-			return nil, err
-		}
-	}
-	if err := syncDir(dir); err != nil {
-		return nil, err
-	}
-	if err := commitManifest(dir, m); err != nil {
-		return nil, err
-	}
-	rep.Generation = m.Generation
-	return rep, nil
+	return files, nil
 }

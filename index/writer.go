@@ -753,17 +753,7 @@ func (w *Writer) Commit() (WriteStats, error) {
 		w.removeNew()
 		return WriteStats{}, w.err
 	}
-	st := WriteStats{Unchanged: w.unchanged, Bytes: w.bytes.Load(), Duplicates: w.dups, Segments: len(w.segs)}
-	for key := range w.baseDel {
-		if _, ok := w.loc[key]; ok {
-			st.Replaced++
-		} else {
-			st.Deleted++
-		}
-	}
-	st.Docs = len(w.loc)
-	st.Added = st.Docs - st.Replaced
-
+	st := w.changeStats()
 	m, tombs := w.newManifest()
 	if !w.rebuild && w.baseM != nil && len(w.segs) == 0 && len(w.baseDel) == 0 {
 		st.Generation = w.baseM.Generation
@@ -772,36 +762,10 @@ func (w *Writer) Commit() (WriteStats, error) {
 		st.Elapsed = time.Since(w.start)
 		return st, nil
 	}
-	for _, t := range tombs {
-		w.newFiles = append(w.newFiles, t.name)
-		if err := writeFileSynced(w.dir, t.name, t.data); err != nil {
-			w.removeNew()
-			return WriteStats{}, fmt.Errorf("write tombstones %s: %w", t.name, err)
-		}
+	if err := w.publish(m, tombs); err != nil {
+		return WriteStats{}, err
 	}
 	st.Tombstones = len(tombs)
-	var oldLex *Lexicon
-	if !w.rebuild && w.base != nil {
-		oldLex = w.base.lex
-	}
-	lexName, err := writeLexicon(w.dir, m, oldLex, w.baseM, w.dicts)
-	if lexName != "" {
-		w.newFiles = append(w.newFiles, lexName)
-	}
-	if err != nil {
-		w.removeNew()
-		return WriteStats{}, err
-	}
-	if err := syncDir(w.dir); err != nil {
-		w.removeNew()
-		return WriteStats{}, err
-	}
-	if err := commitManifest(w.dir, m); err != nil {
-		if !errors.Is(err, errManifestUnsynced) {
-			w.removeNew()
-		}
-		return WriteStats{}, fmt.Errorf("commit index %s: %w", w.dir, err)
-	}
 	w.committed = true
 	w.closeBase()
 	removeUnlisted(w.dir, m)
@@ -820,6 +784,60 @@ func (w *Writer) Commit() (WriteStats, error) {
 	st.IndexSegments = len(m.Segments)
 	st.Elapsed = time.Since(w.start)
 	return st, nil
+}
+
+// changeStats counts what the commit changes: the documents added, replaced
+// and deleted against the base, and what the writer saw and sealed.
+func (w *Writer) changeStats() WriteStats {
+	st := WriteStats{Unchanged: w.unchanged, Bytes: w.bytes.Load(), Duplicates: w.dups, Segments: len(w.segs)}
+	for key := range w.baseDel {
+		if _, ok := w.loc[key]; ok {
+			st.Replaced++
+		} else {
+			st.Deleted++
+		}
+	}
+	st.Docs = len(w.loc)
+	st.Added = st.Docs - st.Replaced
+	return st
+}
+
+// publish makes m the directory's index, following the commit
+// protocol of docs/format.md: it writes and fsyncs the tombstones and the
+// lexicon, fsyncs the directory so the sealed segments' names are durable,
+// then renames m's MANIFEST into place. On failure it removes the files
+// this writer created, unless the MANIFEST may already be in place.
+func (w *Writer) publish(m *Manifest, tombs []pendingFile) error {
+	for _, t := range tombs {
+		w.newFiles = append(w.newFiles, t.name)
+		if err := writeFileSynced(w.dir, t.name, t.data); err != nil {
+			w.removeNew()
+			return fmt.Errorf("write tombstones %s: %w", t.name, err)
+		}
+	}
+	var oldLex *Lexicon
+	if !w.rebuild && w.base != nil {
+		oldLex = w.base.lex
+	}
+	lexName, err := writeLexicon(w.dir, m, oldLex, w.baseM, w.dicts)
+	if lexName != "" {
+		w.newFiles = append(w.newFiles, lexName)
+	}
+	if err != nil {
+		w.removeNew()
+		return err
+	}
+	if err := syncDir(w.dir); err != nil {
+		w.removeNew()
+		return err
+	}
+	if err := commitManifest(w.dir, m); err != nil {
+		if !errors.Is(err, errManifestUnsynced) {
+			w.removeNew()
+		}
+		return fmt.Errorf("commit index %s: %w", w.dir, err)
+	}
+	return nil
 }
 
 // manifestBytes is the size of the files a manifest names: its segments
