@@ -499,16 +499,25 @@ func countCandidates(ctx context.Context, p *plan, v *verifier, c []int32, r *se
 		if i%deadlineStride == deadlineStride-1 && ctx.Err() != nil {
 			return ctx.Err()
 		}
-		if err := v.loadVerify(int(doc)); err != nil {
+		if err := countIfMatch(p, v, int(doc), r); err != nil {
 			return err
 		}
-		ok, err := v.check(p.root)
-		if err != nil {
-			return err
-		}
-		if ok {
-			r.hits++
-		}
+	}
+	return nil
+}
+
+// countIfMatch verifies doc, reading only the terms verification needs, and
+// counts it into r if it matches.
+func countIfMatch(p *plan, v *verifier, doc int, r *segResult) error {
+	if err := v.loadVerify(doc); err != nil {
+		return err
+	}
+	ok, err := v.check(p.root)
+	if err != nil {
+		return err
+	}
+	if ok {
+		r.hits++
 	}
 	return nil
 }
@@ -667,16 +676,7 @@ func (s *Searcher) skipped(p *plan, v *verifier, doc int, oneWord bool, r *segRe
 	case p.root.exact:
 		r.hits++
 	default:
-		if err := v.loadVerify(doc); err != nil {
-			return err
-		}
-		ok, err := v.check(p.root)
-		if err != nil {
-			return err
-		}
-		if ok {
-			r.hits++
-		}
+		return countIfMatch(p, v, doc, r)
 	}
 	return nil
 }
