@@ -47,3 +47,66 @@ func groupLeftovers(classes map[int]*classBuffer, capacity int) (groups [][]*ana
 	}
 	return groups, class
 }
+
+type classBuffer struct {
+	docs  []*analyzedDoc
+	bytes int64 // text bytes
+	mem   int64 // footprints
+}
+
+// add appends d and reports whether the buffer is full: Capacity documents,
+// MaxSegmentBytes of text or half the memory budget.
+func (b *classBuffer) add(d *analyzedDoc, capacity int, maxBytes, budget int64) bool {
+	b.docs = append(b.docs, d)
+	b.bytes += int64(len(d.doc.Text))
+	b.mem += d.mem
+	return len(b.docs) >= capacity || b.bytes >= maxBytes || b.mem >= budget/2
+}
+
+// classBuffers holds documents by length class until they are written as
+// segments, and the footprint of them all.
+type classBuffers struct {
+	classes  map[int]*classBuffer
+	buffered int64 // footprints of the documents in classes
+}
+
+func newClassBuffers() classBuffers { return classBuffers{classes: map[int]*classBuffer{}} }
+
+// add buffers d in its length class and says which class to seal now, if
+// any: d's, when its buffer is full (early when it is full only by memory),
+// or the largest, early, when the buffers together reach the budget.
+func (cb *classBuffers) add(d *analyzedDoc, capacity int, maxBytes, budget int64) (class int, seal, early bool) {
+	c := lengthClass(len(d.terms))
+	b := cb.classes[c]
+	if b == nil {
+		b = &classBuffer{}
+		cb.classes[c] = b
+	}
+	cb.buffered += d.mem
+	if b.add(d, capacity, maxBytes, budget) {
+		return c, true, len(b.docs) < capacity && b.bytes < maxBytes
+	}
+	if cb.buffered >= budget {
+		return largestBuffer(cb.classes), true, true
+	}
+	return 0, false, false
+}
+
+// take empties class c's buffer and returns its documents.
+func (cb *classBuffers) take(c int) []*analyzedDoc {
+	b := cb.classes[c]
+	cb.buffered -= b.mem
+	cb.classes[c] = &classBuffer{}
+	return b.docs
+}
+
+// largestBuffer is the class whose buffer holds the most bytes.
+func largestBuffer(classes map[int]*classBuffer) int {
+	best, c := int64(-1), 0
+	for k, b := range classes {
+		if b.mem > best {
+			best, c = b.mem, k
+		}
+	}
+	return c
+}

@@ -164,7 +164,7 @@ func planCompaction(m *Manifest, opt CompactOptions) []int {
 // hash, so a merge never carries damage into a new file. Documents are
 // routed by their own length class, as the writer routes them.
 func merge(dir string, m *Manifest, group []int, opt CompactOptions, st *CompactStats) (*Manifest, error) {
-	mg := &merger{dir: dir, m: m, opt: opt, seq: m.NextFile, fresh: map[string]*segDict{}, classes: map[int]*classBuffer{}}
+	mg := &merger{dir: dir, m: m, opt: opt, seq: m.NextFile, fresh: map[string]*segDict{}, buf: newClassBuffers()}
 	// The words of the merged segments, and of those kept, are in the
 	// lexicon of m.
 	lx, err := openLexicon(dir, m.Lexicon, verifyData)
@@ -179,7 +179,7 @@ func merge(dir string, m *Manifest, group []int, opt CompactOptions, st *Compact
 			return nil, err
 		}
 	}
-	groups, gclass := packLeftovers(mg.classes, opt.Capacity, opt.MaxSegmentBytes)
+	groups, gclass := packLeftovers(mg.buf.classes, opt.Capacity, opt.MaxSegmentBytes)
 	for i, g := range groups {
 		if err := mg.write(g, gclass[i]); err != nil {
 			mg.removeOutputs()
@@ -209,13 +209,12 @@ type merger struct {
 	opt CompactOptions
 	lx  *Lexicon // m's lexicon
 
-	seq     uint64               // sequence number of the next file
-	outs    []ManifestSegment    // the segments written
-	fresh   map[string]*segDict  // their dictionaries, by file name
-	lexName string               // the lexicon written, once it is
-	classes map[int]*classBuffer // documents not yet written, by length class
+	seq     uint64              // sequence number of the next file
+	outs    []ManifestSegment   // the segments written
+	fresh   map[string]*segDict // their dictionaries, by file name
+	lexName string              // the lexicon written, once it is
+	buf     classBuffers        // documents not yet written, by length class
 
-	buffered      int64 // footprints of the documents in classes
 	docs, dropped int   // documents carried over and deleted ones left behind
 	bytesIn       int64 // size of the merged segments
 }
@@ -258,26 +257,11 @@ func (mg *merger) addSegment(i int) error {
 // buffers together reach the memory budget.
 func (mg *merger) route(ad *analyzedDoc) error {
 	ad.mem = ad.footprint()
-	c := lengthClass(len(ad.terms))
-	b := mg.classes[c]
-	if b == nil {
-		b = &classBuffer{}
-		mg.classes[c] = b
-	}
-	mg.buffered += ad.mem
-	full := b.add(ad, mg.opt.Capacity, mg.opt.MaxSegmentBytes, mg.opt.MemoryBudget)
-	if !full && mg.buffered >= mg.opt.MemoryBudget {
-		c, full = largestBuffer(mg.classes), true
-	}
-	if !full {
+	c, seal, _ := mg.buf.add(ad, mg.opt.Capacity, mg.opt.MaxSegmentBytes, mg.opt.MemoryBudget)
+	if !seal {
 		return nil
 	}
-	mg.buffered -= mg.classes[c].mem
-	if err := mg.write(mg.classes[c].docs, c); err != nil {
-		return err
-	}
-	mg.classes[c] = &classBuffer{}
-	return nil
+	return mg.write(mg.buf.take(c), c)
 }
 
 // write seals docs, of length class class, into the merge's next segment

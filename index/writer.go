@@ -165,15 +165,14 @@ type Writer struct {
 	newFiles []string            // files written by this writer, removed if the commit fails
 
 	// Collector state: only the collector goroutine touches it until stop.
-	classes  map[int]*classBuffer
-	buffered int64                 // footprints of the documents in classes
-	early    int                   // segments sealed before they were full (sealClass)
-	loc      map[string]sessionDoc // live documents added by this writer
-	dups     []string
-	baseDel  map[string]DocRef   // live base documents to delete
-	newDel   map[string][]uint32 // new segment → its documents deleted again by this writer
-	nextOut  uint64
-	reorder  map[uint64]job
+	buf     classBuffers
+	early   int                   // segments sealed before they were full (sealClass)
+	loc     map[string]sessionDoc // live documents added by this writer
+	dups    []string
+	baseDel map[string]DocRef   // live base documents to delete
+	newDel  map[string][]uint32 // new segment → its documents deleted again by this writer
+	nextOut uint64
+	reorder map[uint64]job
 
 	committed bool
 }
@@ -191,32 +190,6 @@ type job struct {
 	doc Document
 	del bool // delete doc.Key
 	res *analyzedDoc
-}
-
-type classBuffer struct {
-	docs  []*analyzedDoc
-	bytes int64 // text bytes
-	mem   int64 // footprints
-}
-
-// add appends d and reports whether the buffer is full: Capacity documents,
-// MaxSegmentBytes of text or half the memory budget.
-func (b *classBuffer) add(d *analyzedDoc, capacity int, maxBytes, budget int64) bool {
-	b.docs = append(b.docs, d)
-	b.bytes += int64(len(d.doc.Text))
-	b.mem += d.mem
-	return len(b.docs) >= capacity || b.bytes >= maxBytes || b.mem >= budget/2
-}
-
-// largestBuffer is the class whose buffer holds the most bytes.
-func largestBuffer(classes map[int]*classBuffer) int {
-	best, c := int64(-1), 0
-	for k, b := range classes {
-		if b.mem > best {
-			best, c = b.mem, k
-		}
-	}
-	return c
 }
 
 // Create starts a new index in dir (created if missing). The previous index
@@ -321,7 +294,7 @@ func newWriter(dir string, opt WriterOptions) (*Writer, error) {
 		session: map[string]bool{}, kept: map[string]bool{},
 		in: make(chan job, 256), out: make(chan job, 256),
 		sealSem: make(chan struct{}, 2),
-		classes: map[int]*classBuffer{}, loc: map[string]sessionDoc{},
+		buf:     newClassBuffers(), loc: map[string]sessionDoc{},
 		baseDel: map[string]DocRef{}, newDel: map[string][]uint32{},
 		reorder: map[uint64]job{},
 	}, nil
@@ -632,30 +605,18 @@ func (w *Writer) route(d *analyzedDoc) {
 	}
 	w.deleteBase(key)
 	w.loc[key] = sessionDoc{pending: d}
-	c := lengthClass(len(d.terms))
-	b := w.classes[c]
-	if b == nil {
-		b = &classBuffer{}
-		w.classes[c] = b
-	}
-	w.buffered += d.mem
-	if b.add(d, w.opt.Capacity, w.opt.MaxSegmentBytes, w.opt.MemoryBudget) {
-		w.sealClass(c, len(b.docs) < w.opt.Capacity && b.bytes < w.opt.MaxSegmentBytes)
-	} else if w.buffered >= w.opt.MemoryBudget {
-		w.sealClass(largestBuffer(w.classes), true)
+	if c, seal, early := w.buf.add(d, w.opt.Capacity, w.opt.MaxSegmentBytes, w.opt.MemoryBudget); seal {
+		w.sealClass(c, early)
 	}
 }
 
 // sealClass seals class c's buffer; early: before it was full, to keep the
 // writer within its memory budget (compaction merges such segments).
 func (w *Writer) sealClass(c int, early bool) {
-	b := w.classes[c]
-	w.buffered -= b.mem
 	if early {
 		w.early++
 	}
-	w.seal(b.docs, c)
-	w.classes[c] = &classBuffer{}
+	w.seal(w.buf.take(c), c)
 }
 
 // seal writes the documents not dropped meanwhile as a new segment file, in
@@ -743,7 +704,7 @@ func (w *Writer) Commit() (WriteStats, error) {
 		return WriteStats{}, errorf("Commit after Commit or Abort")
 	}
 	w.stop()
-	groups, classes := groupLeftovers(w.classes, w.opt.Capacity)
+	groups, classes := groupLeftovers(w.buf.classes, w.opt.Capacity)
 	for i, g := range groups {
 		w.seal(g, classes[i])
 	}
