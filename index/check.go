@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/bitsieve/bitsieve/internal/bitrow"
+	"github.com/bitsieve/bitsieve/internal/mmap"
 	"path/filepath"
 	"slices"
 
@@ -49,7 +50,7 @@ func Check(dir string) (*CheckReport, error) {
 		rep.Segments++
 		rep.Bytes += ms.Bytes
 		path := filepath.Join(dir, ms.File)
-		data, err := mapFile(path)
+		data, err := mmap.File(path)
 		if err != nil {
 			rep.Problems = append(rep.Problems, fmt.Errorf("segment %s: %w", ms.File, err))
 			continue
@@ -57,7 +58,7 @@ func Check(dir string) (*CheckReport, error) {
 		s, err := newSegment(path, data, verifyData)
 		if err != nil {
 			rep.Problems = append(rep.Problems, err)
-			unmapFile(data)
+			mmap.Unmap(data)
 			continue
 		}
 		segs = append(segs, s)

@@ -51,8 +51,8 @@ var kindSectionNames = map[string]map[uint32]string{
 	lexiconKind:   lexiconSectionNames,
 }
 
-// SectionName is the human name of a segment section id, for messages and stats.
-func SectionName(id uint32) string { return sectionName(segmentKind, id) }
+// segmentSectionName is the human name of a segment section id, for messages and stats.
+func segmentSectionName(id uint32) string { return sectionName(segmentKind, id) }
 
 func sectionName(kind string, id uint32) string {
 	if n, ok := kindSectionNames[kind][id]; ok {

@@ -2,6 +2,7 @@ package index
 
 import (
 	"fmt"
+	"github.com/bitsieve/bitsieve/internal/mmap"
 	"os"
 	"path/filepath"
 	"sync"
@@ -116,7 +117,7 @@ func openManifest(dir string, m *Manifest, verify verifyLevel) (*Index, error) {
 // tombstone.
 func openEntry(dir string, ms ManifestSegment, analyzer string, verify verifyLevel) (*Segment, error) {
 	path := filepath.Join(dir, ms.File)
-	data, err := mapFile(path)
+	data, err := mmap.File(path)
 	if err != nil {
 		return nil, fmt.Errorf("open segment: %w", err)
 	}
@@ -125,7 +126,7 @@ func openEntry(dir string, ms ManifestSegment, analyzer string, verify verifyLev
 		err = s.applyEntry(dir, ms, analyzer)
 	}
 	if err != nil {
-		unmapFile(data)
+		mmap.Unmap(data)
 		return nil, err
 	}
 	return s, nil

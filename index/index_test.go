@@ -227,13 +227,13 @@ func TestCorruptionDetected(t *testing.T) {
 			t.Fatal(err)
 		}
 		if len(rep.Problems) == 0 {
-			t.Errorf("flip in section %s not detected", SectionName(id))
+			t.Errorf("flip in section %s not detected", segmentSectionName(id))
 		} else if !strings.Contains(rep.Problems[0].Error(), filepath.Base(path)) {
 			t.Errorf("problem does not name the file: %v", rep.Problems[0])
 		}
 		if id != secStore {
 			if _, err := Open(dir); !errors.Is(err, ErrCorrupt) {
-				t.Errorf("Open with damaged %s: err = %v, want ErrCorrupt", SectionName(id), err)
+				t.Errorf("Open with damaged %s: err = %v, want ErrCorrupt", segmentSectionName(id), err)
 			}
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"container/heap"
 	"encoding/binary"
 	"fmt"
+	"github.com/bitsieve/bitsieve/internal/mmap"
 	"io"
 	"path/filepath"
 	"sync"
@@ -107,13 +108,13 @@ type segLimits struct {
 // blocks) and the block index. Entries are checked as they are decoded,
 // against the segments attached with attach.
 func openLexicon(dir, name string, verify verifyLevel) (*Lexicon, error) {
-	data, err := mapFile(filepath.Join(dir, name))
+	data, err := mmap.File(filepath.Join(dir, name))
 	if err != nil {
 		return nil, fmt.Errorf("open lexicon: %w", err)
 	}
 	lx, err := newLexicon(name, data, verify)
 	if err != nil {
-		unmapFile(data)
+		mmap.Unmap(data)
 		return nil, err
 	}
 	return lx, nil
@@ -197,7 +198,7 @@ func newLexicon(name string, data []byte, verify verifyLevel) (*Lexicon, error) 
 }
 
 func (lx *Lexicon) close() error {
-	err := unmapFile(lx.data)
+	err := mmap.Unmap(lx.data)
 	lx.data = nil
 	return err
 }

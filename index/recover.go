@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/bitsieve/bitsieve/internal/bitrow"
+	"github.com/bitsieve/bitsieve/internal/mmap"
 	"os"
 	"path/filepath"
 	"slices"
@@ -139,13 +140,13 @@ func openLexiconSegments(dir, lexName string, lx *Lexicon) ([]*Segment, error) {
 	segs := make([]*Segment, 0, len(lx.segSeq))
 	for _, seq := range lx.segSeq {
 		path := filepath.Join(dir, segmentFileName(seq))
-		data, err := mapFile(path)
+		data, err := mmap.File(path)
 		if err != nil {
 			return segs, fmt.Errorf("%s names segment %s: %w", lexName, segmentFileName(seq), err)
 		}
 		s, err := newSegment(path, data, verifyData)
 		if err != nil {
-			unmapFile(data)
+			mmap.Unmap(data)
 			return segs, err
 		}
 		segs = append(segs, s)

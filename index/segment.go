@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"encoding/binary"
 	"fmt"
+	"github.com/bitsieve/bitsieve/internal/mmap"
 
 	"path/filepath"
 	"slices"
@@ -104,7 +105,7 @@ func (r *segmentReader) section(id uint32) ([]byte, error) {
 	s := r.s
 	sec, ok := s.secs[id]
 	if !ok {
-		return nil, &CorruptError{File: s.name, Section: SectionName(id), Detail: "section is missing"}
+		return nil, &CorruptError{File: s.name, Section: segmentSectionName(id), Detail: "section is missing"}
 	}
 	if r.verify == verifyData && id != secStore || r.verify == verifyMeta && (id == secParams || id == secRowStats || id == secBlocks) {
 		if err := verifySection(s.name, s.data, sec); err != nil {
@@ -116,7 +117,7 @@ func (r *segmentReader) section(id uint32) ([]byte, error) {
 
 // bad reports damage found in section id.
 func (r *segmentReader) bad(id uint32, format string, a ...any) error {
-	return &CorruptError{File: r.s.name, Section: SectionName(id), Detail: fmt.Sprintf(format, a...)}
+	return &CorruptError{File: r.s.name, Section: segmentSectionName(id), Detail: fmt.Sprintf(format, a...)}
 }
 
 // params decodes the header and checks that its counts agree with each
@@ -285,7 +286,7 @@ func (r *segmentReader) store() error {
 }
 
 func (s *Segment) close() error {
-	err := unmapFile(s.data)
+	err := mmap.Unmap(s.data)
 	s.data = nil
 	return err
 }
@@ -706,7 +707,7 @@ func (s *Segment) Sections() []SectionSize {
 	slices.SortFunc(secs, func(a, b section) int { return cmp.Compare(a.Offset, b.Offset) })
 	out := make([]SectionSize, len(secs))
 	for i, sec := range secs {
-		out[i] = SectionSize{SectionName(sec.ID), int64(sec.Length)}
+		out[i] = SectionSize{segmentSectionName(sec.ID), int64(sec.Length)}
 	}
 	return out
 }

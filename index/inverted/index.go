@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/bitsieve/bitsieve/internal/durable"
+	"github.com/bitsieve/bitsieve/internal/mmap"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -197,7 +198,7 @@ func Open(ix *index.Index) (*Index, error) {
 }
 
 func openSegment(seg *index.Segment, path string) (*Segment, error) {
-	data, err := index.MapFile(path)
+	data, err := mmap.File(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("%s: %w for segment %s", filepath.Dir(path), ErrMissing, seg.Name())
 	}
@@ -206,7 +207,7 @@ func openSegment(seg *index.Segment, path string) (*Segment, error) {
 	}
 	s, err := newSegment(seg, filepath.Base(path), data)
 	if err != nil {
-		index.UnmapFile(data)
+		mmap.Unmap(data)
 		return nil, err
 	}
 	s.mapped = true

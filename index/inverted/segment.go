@@ -3,6 +3,7 @@ package inverted
 import (
 	"encoding/binary"
 	"fmt"
+	"github.com/bitsieve/bitsieve/internal/mmap"
 	"math/bits"
 
 	"github.com/RoaringBitmap/roaring/v2"
@@ -141,7 +142,7 @@ func (s *Segment) badTerm(id index.TermID, detail string) error {
 func (s *Segment) close() error {
 	var err error
 	if s.mapped {
-		err = index.UnmapFile(s.data)
+		err = mmap.Unmap(s.data)
 	}
 	s.data, s.post, s.offs = nil, nil, nil
 	return err

@@ -1,12 +1,15 @@
-package index
+// Package mmap maps index files read-only into memory, on every platform
+// bitsieve builds for (mmap on Unix, a file mapping on Windows, a plain read
+// elsewhere).
+package mmap
 
 import (
 	"fmt"
 	"os"
 )
 
-// mapFile maps a whole file read-only. An empty file maps to nil.
-func mapFile(path string) ([]byte, error) {
+// File maps a whole file read-only. An empty file maps to nil.
+func File(path string) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -30,16 +33,10 @@ func mapFile(path string) ([]byte, error) {
 	return data, nil
 }
 
-func unmapFile(data []byte) error {
+// Unmap releases a mapping made by File.
+func Unmap(data []byte) error {
 	if data == nil {
 		return nil
 	}
 	return munmap(data)
 }
-
-// MapFile maps a whole file read-only (nil for an empty file), for other
-// files kept beside segments, such as the inverted baseline's postings.
-func MapFile(path string) ([]byte, error) { return mapFile(path) }
-
-// UnmapFile releases a mapping made by MapFile.
-func UnmapFile(data []byte) error { return unmapFile(data) }

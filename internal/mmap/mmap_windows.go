@@ -1,6 +1,6 @@
 //go:build windows
 
-package index
+package mmap
 
 import (
 	"os"

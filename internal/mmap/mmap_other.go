@@ -1,6 +1,6 @@
 //go:build !unix && !windows
 
-package index
+package mmap
 
 import (
 	"io"
