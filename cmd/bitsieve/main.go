@@ -121,9 +121,7 @@ func newRoot(stdout, stderr io.Writer, code *int) *cobra.Command {
 // rootUsage prints the command list, for a bare `bitsieve`.
 func rootUsage(w io.Writer) {
 	var code int
-	root := newRoot(w, w, &code)
-	root.SetOut(w)
-	root.Usage()
+	newRoot(w, w, &code).Usage()
 }
 
 // usageError turns a parse error into one sentence that says what to do.
