@@ -305,6 +305,10 @@ kernel() {
 			say "verifying $dir against its file list checksum"
 			[[ $(kernel_listing "$dir" | sha256sum | cut -d' ' -f1) == "$(marker_field "$CACHE/.kernel.done" sha256)" ]] || ok=0
 		fi
+		if grep -qx '/\*' "$dir/.gitignore" 2>/dev/null; then
+			say "$dir still ignores its whole top level (Debian's .gitignore); unpacking again"
+			ok=0
+		fi
 		if ((ok)); then
 			say "kernel is ready: $(marker_field "$CACHE/.kernel.done" files) files, $(human "$(marker_field "$CACHE/.kernel.done" bytes)") in $dir ($(marker_field "$CACHE/.kernel.done" package)); nothing to do"
 			return
@@ -328,6 +332,10 @@ kernel() {
 	# The tarball holds one top-level folder (linux-source-X.Y/): drop it.
 	tar -xJf "$tarball" -C "$tmp" --strip-components=1 --no-same-owner
 	chmod 755 "$tmp" # mktemp -d makes it private
+	# Debian's package adds "/*" and "!/debian/" to the top .gitignore (its
+	# packaging ignores the whole upstream tree): drop them, so the tree is
+	# the kernel's own and a walk that honours .gitignore indexes it.
+	sed -i -e '/^\/\*$/d' -e '/^!\/debian\/$/d' "$tmp/.gitignore"
 	rm -rf "$dir" "$CACHE/.kernel.done"
 	mv "$tmp" "$dir"
 	local files bytes
