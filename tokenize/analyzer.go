@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/bitsieve/bitsieve/internal/strcache"
 	"github.com/blevesearch/segment"
 	"github.com/kljensen/snowball/english"
 	"github.com/kljensen/snowball/french"
@@ -24,9 +25,10 @@ const MaxTokenBytes = 64
 // DefaultLanguage is the analyzer used when none is named.
 const DefaultLanguage = "english"
 
-// maxCacheEntries bounds the stem cache; past it the cache starts afresh, so a
-// corpus with an unbounded vocabulary cannot grow a worker's memory without end.
-const maxCacheEntries = 1 << 20
+// stemCacheSize is the size of each generation of the stem cache
+// (internal/strcache): the words in use stay cached, while a corpus with an
+// unbounded vocabulary cannot grow an analyzer's memory without end.
+const stemCacheSize = 1 << 16
 
 type language struct {
 	isStop func(string) bool
@@ -68,7 +70,7 @@ type Token struct {
 type Analyzer struct {
 	name  string
 	lang  language
-	cache map[string]string // lowercased surface form → term, "" when dropped
+	cache *strcache.Cache // lowercased surface form → term, "" when dropped
 	clean []byte
 	lower []byte
 	segs  [][]byte
@@ -85,7 +87,7 @@ func New(name string) (*Analyzer, error) {
 	if !ok {
 		return nil, fmt.Errorf("unknown analyzer language %q (known: %s)", name, strings.Join(Languages(), ", "))
 	}
-	return &Analyzer{name: name, lang: lang, cache: make(map[string]string)}, nil
+	return &Analyzer{name: name, lang: lang, cache: strcache.New(stemCacheSize)}, nil
 }
 
 // MustNew is New for names known to be valid; it panics otherwise.
@@ -112,14 +114,21 @@ func (a *Analyzer) Restartable() bool { return !a.lang.code }
 // Analyze appends the tokens of text to dst and returns it. Token offsets index
 // text itself (invalid UTF-8 is replaced byte for byte, so lengths agree).
 func (a *Analyzer) Analyze(dst []Token, text []byte) []Token {
+	a.Tokens(text, func(t Token) { dst = append(dst, t) })
+	return dst
+}
+
+// Tokens calls fn for every token of text, in order, as Analyze returns
+// them, without collecting them: for a caller that keeps less of each token
+// than a Token, on texts of millions of words.
+func (a *Analyzer) Tokens(text []byte, fn func(Token)) {
 	pos := 0
 	a.each(text, func(term string, start, end int) {
 		if term != "" {
-			dst = append(dst, Token{Term: term, Pos: pos, Start: start, End: end})
+			fn(Token{Term: term, Pos: pos, Start: start, End: end})
 		}
 		pos++
 	})
-	return dst
 }
 
 // Terms appends the analyzed terms of text to dst, in text order, repeats
@@ -172,7 +181,7 @@ func (a *Analyzer) segments(text []byte, terms bool, fn func(term string, start,
 	}
 	off := 0
 	for off < len(data) {
-		rest := data[off:]
+		rest := window(data[off:])
 		segs, types, n, _ := segment.SegmentWordsDirect(rest, a.segs[:0], a.types[:0])
 		a.segs, a.types = segs, types
 		for i, seg := range segs {
@@ -193,6 +202,43 @@ func (a *Analyzer) segments(text []byte, terms bool, fn func(term string, start,
 			n = size
 		}
 		off += n
+	}
+	a.trim()
+}
+
+// windowBytes is about how much text is segmented at a time.
+const windowBytes = 64 << 10
+
+// window returns the start of text that is segmented next: up to and
+// including the last line feed within windowBytes, or the first one after
+// it, or all of text. A word boundary always follows a line feed (UAX #29,
+// WB3a), and no rule looks back across one, so the text is segmented
+// exactly as in one piece, while the segments held at a time stay few
+// however long the text is.
+func window(text []byte) []byte {
+	if len(text) <= windowBytes {
+		return text
+	}
+	if i := bytes.LastIndexByte(text[:windowBytes], '\n'); i >= 0 {
+		return text[:i+1]
+	}
+	if i := bytes.IndexByte(text[windowBytes:], '\n'); i >= 0 {
+		return text[:windowBytes+i+1]
+	}
+	return text
+}
+
+// maxKeptSegments bounds the segment buffers an analyzer keeps between texts.
+const maxKeptSegments = 1 << 16
+
+// trim drops buffers that one very long text grew, so that an analyzer held
+// for a whole corpus does not keep its longest document's worth of them.
+func (a *Analyzer) trim() {
+	if cap(a.segs) > maxKeptSegments {
+		a.segs, a.types = nil, nil
+	}
+	if cap(a.clean) > 16*maxKeptSegments {
+		a.clean = nil
 	}
 }
 
@@ -216,7 +262,7 @@ func (a *Analyzer) validUTF8(text []byte) []byte {
 // term maps one surface segment to its term through the cache.
 func (a *Analyzer) term(seg []byte) string {
 	a.lower = appendLower(a.lower[:0], seg)
-	if t, ok := a.cache[string(a.lower)]; ok {
+	if t, ok := a.cache.Get(a.lower); ok {
 		return t
 	}
 	surface := string(a.lower)
@@ -224,10 +270,7 @@ func (a *Analyzer) term(seg []byte) string {
 	if len(surface) <= MaxTokenBytes && !a.lang.isStop(surface) {
 		t = a.lang.stem(surface, false)
 	}
-	if len(a.cache) >= maxCacheEntries {
-		clear(a.cache)
-	}
-	a.cache[surface] = t
+	a.cache.Put(surface, t)
 	return t
 }
 

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/blevesearch/segment"
 	"github.com/kljensen/snowball/english"
 )
 
@@ -405,5 +406,57 @@ func TestWordsAgreeWithAnalyze(t *testing.T) {
 	}
 	if toks := a.Analyze(nil, text); n <= len(toks) {
 		t.Errorf("Words saw %d words, Analyze kept %d: stop words are missing", n, len(toks))
+	}
+}
+
+// TestWindowsSegmentAsOnePiece: a text longer than a window is segmented
+// exactly as it is in one piece, whatever lies around the line feeds where
+// the windows are cut (CR LF pairs, combining marks, joiners, words).
+func TestWindowsSegmentAsOnePiece(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	for round := range 4 {
+		var text []byte
+		for len(text) < 3*windowBytes+round*1000 {
+			text = append(text, randomText(r)...)
+			switch r.IntN(4) {
+			case 0:
+				text = append(text, "\r\n"...)
+			case 1:
+				text = append(text, "\n\u0301x"...)
+			case 2:
+				text = append(text, "\n\u200d😀"...)
+			}
+		}
+		if round == 3 {
+			// One line longer than a window: it is segmented whole.
+			text = append(text, bytes.Repeat([]byte("long line "), windowBytes/5)...)
+		}
+		a := MustNew("english")
+		type seg struct{ start, end int }
+		var got []seg
+		a.Words(text, func(_, start, end int) { got = append(got, seg{start, end}) })
+		// The reference: the segmenter given the whole text at once.
+		var want []seg
+		data := a.validUTF8(text)
+		for off := 0; off < len(data); {
+			rest := data[off:]
+			segs, types, n, _ := segment.SegmentWordsDirect(rest, nil, nil)
+			for i, s := range segs {
+				if types[i] != segment.None {
+					start := off + cap(rest) - cap(s)
+					want = append(want, seg{start, start + len(s)})
+				}
+			}
+			if n <= 0 {
+				_, n = utf8.DecodeRune(rest)
+			}
+			off += n
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("round %d: %d segments in windows, %d in one piece", round, len(got), len(want))
+		}
+		if len(want) < 1000 {
+			t.Fatalf("round %d: only %d segments", round, len(want))
+		}
 	}
 }
