@@ -559,7 +559,15 @@ type segDict struct {
 	words []string // ascending
 	ids   []uint32 // sorted position → termID
 	info  []uint32 // termID → (df, treatment) pairs
+
+	// Or, for a dictionary a writer spilled (dictspill.go), its file and
+	// its number of words; words, ids and info are then nil.
+	spill   string
+	spilled int
 }
+
+// size is the number of words of d.
+func (d *segDict) size() int { return len(d.words) + d.spilled }
 
 // segDict gathers the dictionary of the segment at ordinal ord, of terms
 // terms, checking that its termIDs are each used once.
@@ -691,10 +699,11 @@ type lexSource struct {
 	// raw, for an identity remap: the current word's record in lx.body
 	// (decoded only when another source holds the word too)
 	rawAt, rawEnd, rawCount int
-	// a new segment's dictionary
-	dict *segDict
-	ord  int
-	pos  int
+	// a new segment's dictionary, in memory or read from its spill
+	dict  *segDict
+	spill *dictReader
+	ord   int
+	pos   int
 
 	word []byte
 	es   []Entry
@@ -703,6 +712,12 @@ type lexSource struct {
 // advance moves to the source's next word with at least one entry; it
 // returns false at the end.
 func (s *lexSource) advance() (bool, error) {
+	if s.spill != nil {
+		s.es = s.es[:1]
+		ok, err := s.spill.next(&s.word, &s.es[0])
+		s.es[0].Seg = s.ord
+		return ok, err
+	}
 	if s.dict != nil {
 		if s.pos++; s.pos >= len(s.dict.words) {
 			return false, nil
@@ -778,12 +793,20 @@ func mergeLexicon(sources []*lexSource) (*lexBuilder, error) {
 		if s.lx != nil {
 			size += len(s.lx.body)
 		} else {
-			size += 16 * len(s.dict.words)
+			size += 16 * s.dict.size()
 		}
 	}
 	b.body = make([]byte, 0, size+size/8)
 	for _, s := range sources {
 		s.block, s.pos = -1, -1
+		if s.dict != nil && s.dict.spill != "" {
+			var err error
+			if s.spill, err = openSpill(s.dict); err != nil {
+				return nil, err
+			}
+			defer s.spill.close()
+			s.es = make([]Entry, 1)
+		}
 		ok, err := s.advance()
 		if err != nil {
 			return nil, err

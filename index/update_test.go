@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/bitsieve/bitsieve/tokenize"
 )
 
 // liveDocs reads every live document of the index in dir: key → text.
@@ -465,6 +467,46 @@ func TestMemoryBudget(t *testing.T) {
 		t.Fatalf("%d documents with a small budget, %d without", len(b), len(a))
 	}
 	checkSound(t, small)
+}
+
+// TestMemoryBudgetHeld: the documents a writer holds, buffered or being
+// sealed into segments, never exceed its memory budget by more than the
+// document that crossed it, however many segments are sealed at once.
+func TestMemoryBudgetHeld(t *testing.T) {
+	docs := genDocs(1000, 12)
+	const budget = 128 << 10
+	w, err := Create(t.TempDir(), WriterOptions{MemoryBudget: budget, Workers: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range docs {
+		if err := w.Add(d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st, err := w.Commit()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// An upper bound of the largest footprint: positions take less than
+	// three bytes per byte of text.
+	var largest int64
+	a := tokenize.MustNew("")
+	for _, d := range docs {
+		terms := map[string]bool{}
+		for _, term := range a.Terms(nil, d.Text) {
+			terms[term] = true
+		}
+		ad := analyzedDoc{doc: d, terms: make([]termFreq, len(terms)), pos: make([]byte, 3*len(d.Text))}
+		largest = max(largest, ad.footprint())
+	}
+	if st.Segments < 10 {
+		t.Fatalf("%d segments: the budget was not reached often enough to test it", st.Segments)
+	}
+	if w.peakHeld > budget+largest {
+		t.Errorf("the writer held %d bytes of documents at once, more than its budget %d and one document (%d)", w.peakHeld, budget, largest)
+	}
+	t.Logf("%d segments; held at most %d bytes (budget %d)", st.Segments, w.peakHeld, budget)
 }
 
 // TestSourceTags checks that a document's source tag is written, survives

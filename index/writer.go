@@ -1,9 +1,9 @@
 package index
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
-	"github.com/bitsieve/bitsieve/internal/bitrow"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -13,6 +13,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/bitsieve/bitsieve/internal/bitrow"
+	"github.com/bitsieve/bitsieve/internal/strcache"
 	"github.com/bitsieve/bitsieve/tokenize"
 	"github.com/cespare/xxhash/v2"
 	"github.com/gofrs/flock"
@@ -26,12 +28,14 @@ type WriterOptions struct {
 	MaxSegmentBytes int64  // most text bytes buffered per segment; default DefaultMaxSegmentBytes
 	Workers         int    // analysis goroutines; default GOMAXPROCS
 
-	// MemoryBudget bounds the bytes of analyzed documents the writer holds
-	// (DefaultMemoryBudget when 0): a length class's buffer is sealed as a
-	// segment when it reaches half of it, and the largest buffer when all
-	// reach it, so the writer's memory stays flat however large the
-	// corpus. The compaction policy runs after the commit of a rebuild
-	// that sealed segments early, as after any update.
+	// MemoryBudget bounds the bytes of analyzed documents the writer holds,
+	// buffered or being sealed (DefaultMemoryBudget when 0): a length
+	// class's buffer is sealed as a segment when it reaches half of it, the
+	// largest buffer when all reach it, and while the documents held exceed
+	// it the writer waits for a seal to end. So the writer's memory stays
+	// flat however large the corpus, but for about a hundred bytes per key
+	// it has added. The compaction policy runs after the commit of a
+	// rebuild that sealed segments early, as after any update.
 	MemoryBudget int64
 
 	// Snapshot, for OpenWriter, is an open snapshot of the directory that
@@ -52,11 +56,11 @@ const (
 	// DefaultMaxSegmentBytes bounds the text buffered for one segment, and so
 	// the writer's memory, for corpora of large documents.
 	DefaultMaxSegmentBytes = 128 << 20
-	// DefaultMemoryBudget is the default WriterOptions.MemoryBudget: large
-	// enough that a corpus of half a million short documents keeps the
-	// layout of full segments (a smaller budget makes more, smaller
-	// segments, and queries pay for each; docs/BENCHMARKS.md).
-	DefaultMemoryBudget = 512 << 20
+	// DefaultMemoryBudget is the default WriterOptions.MemoryBudget: a
+	// class of short documents still fills half a segment before it is
+	// sealed (a smaller budget makes more, smaller segments, and queries pay
+	// for each; docs/BENCHMARKS.md).
+	DefaultMemoryBudget = 256 << 20
 )
 
 // segmentDefaults fills in the options that writing segments takes, for
@@ -152,6 +156,21 @@ type Writer struct {
 	seals   sync.WaitGroup
 	sealSem chan struct{}
 
+	// The footprints of the documents being sealed, which count against the
+	// memory budget until their segment is written; sealEnd is signalled
+	// when a seal ends.
+	sealMu   sync.Mutex
+	sealEnd  *sync.Cond
+	sealing  int64
+	peakHeld int64 // the most footprints held at once, buffered or being sealed
+
+	// The text of the documents between Add and the collector, which the
+	// budget counts only once they are routed: Add waits while it exceeds
+	// an eighth of the budget (queueLimit).
+	queueMu   sync.Mutex
+	queueFree *sync.Cond
+	queued    int64
+
 	fileSeq atomic.Uint64
 	docs    atomic.Int64
 	bytes   atomic.Int64
@@ -166,8 +185,9 @@ type Writer struct {
 
 	// Collector state: only the collector goroutine touches it until stop.
 	buf     classBuffers
-	early   int                   // segments sealed before they were full (sealClass)
-	loc     map[string]sessionDoc // live documents added by this writer
+	early   int                     // segments sealed before they were full (sealClass)
+	loc     map[string]sessionDoc   // live documents added by this writer
+	pending map[string]*analyzedDoc // those of them still buffered
 	dups    []string
 	baseDel map[string]DocRef   // live base documents to delete
 	newDel  map[string][]uint32 // new segment → its documents deleted again by this writer
@@ -177,12 +197,18 @@ type Writer struct {
 	committed bool
 }
 
-// sessionDoc locates a document added by the writer: still buffered, or
-// sealed into a new segment.
-type sessionDoc struct {
-	pending *analyzedDoc
-	seg     string
-	local   uint32
+// sessionDoc locates a document added by the writer: zero while it is
+// buffered (Writer.pending holds it), else the file sequence number of the
+// new segment it was sealed into plus one, times 2^32, plus its local id.
+// It is eight bytes because the writer keeps one per document it adds.
+type sessionDoc uint64
+
+func sealedAt(seq uint64, local int) sessionDoc { return sessionDoc((seq+1)<<32 | uint64(local)) }
+
+// segment is the file name of the new segment d was sealed into, and its
+// local id there.
+func (d sessionDoc) segment() (string, uint32) {
+	return segmentFileName(uint64(d>>32) - 1), uint32(d)
 }
 
 type job struct {
@@ -289,15 +315,18 @@ func newWriter(dir string, opt WriterOptions) (*Writer, error) {
 		return nil, err
 	}
 	removeTemps(dir)
-	return &Writer{
+	w := &Writer{
 		dir: dir, opt: opt, lock: lock, start: time.Now(),
 		session: map[string]bool{}, kept: map[string]bool{},
 		in: make(chan job, 256), out: make(chan job, 256),
 		sealSem: make(chan struct{}, 2),
-		buf:     newClassBuffers(), loc: map[string]sessionDoc{},
+		buf:     newClassBuffers(), loc: map[string]sessionDoc{}, pending: map[string]*analyzedDoc{},
 		baseDel: map[string]DocRef{}, newDel: map[string][]uint32{},
 		reorder: map[uint64]job{},
-	}, nil
+	}
+	w.sealEnd = sync.NewCond(&w.sealMu)
+	w.queueFree = sync.NewCond(&w.queueMu)
+	return w, nil
 }
 
 // claimEmpty writes the MANIFEST of an empty index (generation 0) into a
@@ -359,6 +388,7 @@ func (w *Writer) addLocked(d Document) error {
 	}
 	w.session[d.Key] = true
 	delete(w.kept, d.Key)
+	w.enqueue(int64(len(d.Text)))
 	w.in <- job{seq: w.seq, doc: d}
 	w.seq++
 	return nil
@@ -486,61 +516,101 @@ func (w *Writer) DeleteUnseen(inScope func(key string, source uint32) bool) (int
 // to call from another goroutine.
 func (w *Writer) Progress() (docs int64, bytes int64) { return w.docs.Load(), w.bytes.Load() }
 
-// maxInterned bounds the terms an analysis goroutine interns; past it, it
-// starts afresh (a corpus of millions of distinct words, as source code has).
-const maxInterned = 1 << 20
+// internSize is the size of each generation of the terms an analysis
+// goroutine interns (internal/strcache): buffered documents share one copy of
+// each term in use, and a corpus of millions of distinct words, as source
+// code has, cannot grow the writer's memory without end.
+const internSize = 1 << 16
+
+// maxKeptTokens bounds the per-token buffers an analysis goroutine keeps
+// between documents.
+const maxKeptTokens = 1 << 16
 
 func (w *Writer) analyze() {
 	defer w.workers.Done()
-	a := tokenize.MustNew(w.opt.Analyzer)
-	var toks []tokenize.Token
-	var locals, positions, marks []uint32
-	counts := map[string]uint32{}
-	words := map[string]string{} // interned terms
+	an := newAnalysis(w.opt.Analyzer)
 	for j := range w.in {
-		if j.del {
-			w.out <- j
-			continue
+		if !j.del {
+			j.res = an.doc(j.doc)
+			w.docs.Add(1)
+			w.bytes.Add(int64(len(j.doc.Text)))
 		}
-		toks = a.Analyze(toks[:0], j.doc.Text)
-		clear(counts)
-		for _, t := range toks {
-			counts[t.Term]++
-		}
-		tf := make([]termFreq, 0, len(counts))
-		for t, c := range counts {
-			// Buffered documents share one copy of each term's bytes.
-			if s, ok := words[t]; ok {
-				t = s
-			} else {
-				if len(words) >= maxInterned {
-					clear(words)
-				}
-				words[t] = t
-			}
-			tf = append(tf, termFreq{t, c})
-		}
-		slices.SortFunc(tf, func(a, b termFreq) int { return strings.Compare(a.term, b.term) })
-		// The token stream, each token naming its term by its index in tf
-		// (buildSegment renumbers them in termID order).
-		for i, t := range tf {
-			counts[t.term] = uint32(i)
-		}
-		locals, positions, marks = locals[:0], positions[:0], marks[:0]
-		for i, t := range toks {
-			locals = append(locals, counts[t.Term])
-			positions = append(positions, uint32(t.Pos))
-			if i%MarkStride == 0 {
-				marks = append(marks, uint32(t.Start))
-			}
-		}
-		j.res = &analyzedDoc{doc: j.doc, terms: tf, tokens: len(toks), hash: xxhash.Sum64(j.doc.Text),
-			source: SourceTag(j.doc.Source), pos: appendTokens(nil, locals, positions, marks)}
-		j.res.mem = j.res.footprint()
-		w.docs.Add(1)
-		w.bytes.Add(int64(len(j.doc.Text)))
 		w.out <- j
 	}
+}
+
+// analysis is one analysis goroutine's state: its analyzer, the terms it
+// interns, and buffers reused from one document to the next. It keeps 8
+// bytes per token of a document (its term and position) while it is
+// analyzed, so that a text of millions of words costs tens of megabytes.
+type analysis struct {
+	a         *tokenize.Analyzer
+	words     *strcache.Cache
+	ids       map[string]uint32 // the document's terms → their order of first occurrence
+	terms     []string          // by order of first occurrence
+	counts    []uint32          // their frequencies
+	sorted    []uint32          // first-occurrence orders, sorted by term
+	local     []uint32          // first-occurrence order → index in sorted
+	toks      []uint32          // per token: its term (first occurrence order, then local)
+	positions []uint32          // per token: its position
+	marks     []uint32          // the byte offset of every MarkStride-th token
+	pos       []byte
+}
+
+func newAnalysis(lang string) *analysis {
+	return &analysis{a: tokenize.MustNew(lang), words: strcache.New(internSize), ids: map[string]uint32{}}
+}
+
+// doc analyzes d: its distinct terms sorted, with their frequencies, and
+// its token stream, each token naming its term by its index among them
+// (buildSegment renumbers them in termID order).
+func (an *analysis) doc(d Document) *analyzedDoc {
+	clear(an.ids)
+	an.terms, an.counts = an.terms[:0], an.counts[:0]
+	an.toks, an.positions, an.marks = an.toks[:0], an.positions[:0], an.marks[:0]
+	an.a.Tokens(d.Text, func(t tokenize.Token) {
+		id, ok := an.ids[t.Term]
+		if !ok {
+			id = uint32(len(an.terms))
+			an.ids[t.Term] = id
+			an.terms = append(an.terms, t.Term)
+			an.counts = append(an.counts, 0)
+		}
+		an.counts[id]++
+		if len(an.toks)%MarkStride == 0 {
+			an.marks = append(an.marks, uint32(t.Start))
+		}
+		an.toks = append(an.toks, id)
+		an.positions = append(an.positions, uint32(t.Pos))
+	})
+	an.sorted, an.local = an.sorted[:0], slices.Grow(an.local[:0], len(an.terms))[:len(an.terms)]
+	for i := range an.terms {
+		an.sorted = append(an.sorted, uint32(i))
+	}
+	slices.SortFunc(an.sorted, func(x, y uint32) int { return strings.Compare(an.terms[x], an.terms[y]) })
+	// Buffered documents share one copy of each term in use.
+	tf := make([]termFreq, len(an.sorted))
+	for k, i := range an.sorted {
+		tf[k] = termFreq{an.words.Intern(an.terms[i]), an.counts[i]}
+		an.local[i] = uint32(k)
+	}
+	for i, id := range an.toks {
+		an.toks[i] = an.local[id]
+	}
+	// Encoded in a reused buffer, then copied: a slice grown by append
+	// would hold up to twice its bytes while the document is buffered.
+	an.pos = appendTokens(an.pos[:0], an.toks, an.positions, an.marks)
+	ad := &analyzedDoc{doc: d, terms: tf, tokens: len(an.toks), hash: xxhash.Sum64(d.Text),
+		source: SourceTag(d.Source), pos: bytes.Clone(an.pos)}
+	ad.mem = ad.footprint()
+	if cap(an.toks) > maxKeptTokens {
+		// Grown by a very long document: not kept for the next ones.
+		an.toks, an.positions, an.marks, an.pos = nil, nil, nil, nil
+	}
+	if len(an.terms) > maxKeptTokens {
+		an.ids, an.terms, an.counts, an.sorted, an.local = map[string]uint32{}, nil, nil, nil, nil
+	}
+	return ad
 }
 
 // collector puts analyzed documents and deletions back in call order (so an
@@ -557,6 +627,7 @@ func (w *Writer) collector() {
 			}
 			delete(w.reorder, w.nextOut)
 			w.nextOut++
+			w.dequeue(int64(len(j.doc.Text)))
 			if j.del {
 				w.remove(j.doc.Key)
 			} else {
@@ -566,10 +637,33 @@ func (w *Writer) collector() {
 	}
 }
 
+// queueLimit is the most text queued for analysis, unless one document
+// alone is longer.
+func (w *Writer) queueLimit() int64 { return w.opt.MemoryBudget / 8 }
+
+// enqueue waits until n more bytes of text may be queued for analysis, and
+// counts them.
+func (w *Writer) enqueue(n int64) {
+	w.queueMu.Lock()
+	for w.queued > 0 && w.queued+n > w.queueLimit() {
+		w.queueFree.Wait()
+	}
+	w.queued += n
+	w.queueMu.Unlock()
+}
+
+// dequeue uncounts the n bytes of a document the collector takes.
+func (w *Writer) dequeue(n int64) {
+	w.queueMu.Lock()
+	w.queued -= n
+	w.queueFree.Broadcast()
+	w.queueMu.Unlock()
+}
+
 // remove deletes key: the version this writer added, and the base's.
 func (w *Writer) remove(key string) {
 	if prev, ok := w.loc[key]; ok {
-		w.dropSession(prev)
+		w.dropSession(key, prev)
 		delete(w.loc, key)
 	}
 	w.deleteBase(key)
@@ -586,12 +680,14 @@ func (w *Writer) deleteBase(key string) {
 
 // dropSession deletes a document this writer added earlier: out of its
 // buffer if it is not sealed yet, else by a tombstone in its new segment.
-func (w *Writer) dropSession(d sessionDoc) {
-	if d.pending != nil {
-		d.pending.dropped = true
+func (w *Writer) dropSession(key string, d sessionDoc) {
+	if d == 0 {
+		w.pending[key].dropped = true
+		delete(w.pending, key)
 		return
 	}
-	w.newDel[d.seg] = append(w.newDel[d.seg], d.local)
+	seg, local := d.segment()
+	w.newDel[seg] = append(w.newDel[seg], local)
 }
 
 func (w *Writer) route(d *analyzedDoc) {
@@ -601,13 +697,30 @@ func (w *Writer) route(d *analyzedDoc) {
 			w.dups = append(w.dups, key)
 			return
 		}
-		w.dropSession(prev)
+		w.dropSession(key, prev)
 	}
 	w.deleteBase(key)
-	w.loc[key] = sessionDoc{pending: d}
+	w.loc[key] = 0
+	w.pending[key] = d
 	if c, seal, early := w.buf.add(d, w.opt.Capacity, w.opt.MaxSegmentBytes, w.opt.MemoryBudget); seal {
 		w.sealClass(c, early)
 	}
+	w.holdBudget()
+}
+
+// holdBudget keeps the documents the writer holds, buffered or being
+// sealed, within its memory budget: while they exceed it, the collector
+// waits for a seal to end, and so, through the full channels behind it, do
+// the analysis goroutines and Add. A class's buffer is sealed at half the
+// budget, so a segment is written while the buffers refill, and never much
+// more than the budget is held.
+func (w *Writer) holdBudget() {
+	w.sealMu.Lock()
+	w.peakHeld = max(w.peakHeld, w.buf.buffered+w.sealing)
+	for w.sealing > 0 && w.buf.buffered+w.sealing > w.opt.MemoryBudget {
+		w.sealEnd.Wait()
+	}
+	w.sealMu.Unlock()
 }
 
 // sealClass seals class c's buffer; early: before it was full, to keep the
@@ -632,19 +745,41 @@ func (w *Writer) seal(docs []*analyzedDoc, class int) {
 	if len(kept) == 0 {
 		return
 	}
-	name := segmentFileName(w.fileSeq.Add(1) - 1)
+	seq := w.fileSeq.Add(1) - 1
+	name := segmentFileName(seq)
 	for i, d := range kept {
-		w.loc[d.doc.Key] = sessionDoc{seg: name, local: uint32(i)}
+		w.loc[d.doc.Key] = sealedAt(seq, i)
+		delete(w.pending, d.doc.Key)
 	}
+	var mem int64
+	for _, d := range kept {
+		mem += d.mem
+	}
+	w.sealMu.Lock()
+	w.sealing += mem
+	w.sealMu.Unlock()
 	w.sealSem <- struct{}{}
 	w.seals.Add(1)
 	go func() {
 		defer w.seals.Done()
-		defer func() { <-w.sealSem }()
+		defer func() {
+			<-w.sealSem
+			w.sealMu.Lock()
+			w.sealing -= mem
+			w.sealEnd.Broadcast()
+			w.sealMu.Unlock()
+		}()
 		if w.errSet.Load() {
 			return
 		}
 		seg, dict, err := writeSegmentFile(w.dir, name, kept, w.opt.Params, class, w.opt.Analyzer)
+		if err == nil {
+			// The commit's lexicon reads it back; until then its words
+			// would grow the writer's memory with every segment.
+			if dict, err = spillDict(w.dir, seg.File, dict); err != nil {
+				os.Remove(filepath.Join(w.dir, seg.File))
+			}
+		}
 		if err != nil {
 			w.fail(err)
 			return
@@ -729,6 +864,7 @@ func (w *Writer) Commit() (WriteStats, error) {
 	st.Tombstones = len(tombs)
 	w.committed = true
 	w.closeBase()
+	w.forget()
 	removeUnlisted(w.dir, m)
 	if !w.opt.Compact.Disabled && (!w.rebuild || w.early > 0) {
 		// A rebuild's segments are laid out full, unless the memory budget
@@ -781,6 +917,7 @@ func (w *Writer) publish(m *Manifest, tombs []pendingFile) error {
 		oldLex = w.base.lex
 	}
 	lexName, err := writeLexicon(w.dir, m, oldLex, w.baseM, w.dicts)
+	w.removeSpills()
 	if lexName != "" {
 		w.newFiles = append(w.newFiles, lexName)
 	}
@@ -888,7 +1025,17 @@ func (w *Writer) removeNew() {
 	for _, f := range w.newFiles {
 		os.Remove(filepath.Join(w.dir, f))
 	}
+	w.removeSpills()
 	w.newFiles, w.segs, w.dicts = nil, nil, nil
+}
+
+// removeSpills removes the spilled dictionaries of the new segments.
+func (w *Writer) removeSpills() {
+	for _, d := range w.dicts {
+		if d.spill != "" {
+			os.Remove(d.spill)
+		}
+	}
 }
 
 func (w *Writer) closeBase() {
@@ -896,6 +1043,15 @@ func (w *Writer) closeBase() {
 		w.base.Close()
 	}
 	w.base = nil
+}
+
+// forget drops what the writer kept of its documents once they are
+// committed, so that the compaction after the commit has the memory budget
+// to itself.
+func (w *Writer) forget() {
+	w.buf = newClassBuffers()
+	w.loc, w.pending, w.session, w.kept = nil, nil, nil, nil
+	w.baseDel, w.newDel, w.dicts = nil, nil, nil
 }
 
 func (w *Writer) release() {

@@ -45,7 +45,7 @@ func runIndex(fs *pflag.FlagSet) runFunc {
 	listDensity := fs.Float64("list-density", def.ListDensity, "signature parameter: a term in fewer than this fraction of a segment's documents is stored as an exact list of them (0: no lists; segments over 65,536 documents have none)")
 	rank := fs.Int("rank", def.Rank, "signature parameter: the higher rank of shared rows, 3 to 6 (a bit per 2^rank documents; 0: rank-0 rows only)")
 	pairK := fs.Int("pair-rows", def.PairK, "signature parameter: shared rows of each pair of adjacent common words, which phrases match on (0: no pairs)")
-	memory := fs.Int("memory", index.DefaultMemoryBudget>>20, "MiB of analyzed documents held before they are written as segments: the writer's memory stays near four times this however large the corpus; less makes more, smaller segments")
+	memory := fs.Int("memory", index.DefaultMemoryBudget>>20, "MiB of analyzed documents held, buffered or being written as segments; the heap is kept within three times this however large the corpus; less makes more, smaller segments")
 	return func(args []string, stdout, stderr io.Writer) int {
 		paths := args
 		if len(paths) == 0 {
@@ -92,8 +92,11 @@ func runIndex(fs *pflag.FlagSet) runFunc {
 		job.writer.Params = params
 		job.writer.MemoryBudget = int64(*memory) << 20
 		if os.Getenv("GOMEMLIMIT") == "" {
-			// Garbage would otherwise let the heap grow to twice what is live.
-			debug.SetMemoryLimit(4 * job.writer.MemoryBudget)
+			// The budget bounds the documents held; the rest of what is live
+			// is the analyzers' caches, a segment being built, and about a
+			// hundred bytes per key. Garbage would otherwise let the heap
+			// grow to twice what is live, however large that is.
+			debug.SetMemoryLimit(3 * job.writer.MemoryBudget)
 		}
 		if fs.Changed("lang") || *rebuild {
 			job.writer.Analyzer = *lang
@@ -179,7 +182,12 @@ func (j *indexJob) run(only []string) (index.WriteStats, corpus.Stats, error) {
 	defer prog.stop()
 	walk := j.walk
 	walk.Only = only
-	seen := map[string]bool{}
+	// Keys met on an earlier PATH, which the later ones may not reuse; one
+	// PATH checks its own (corpus.ReadJSONL), so a run over one keeps none.
+	var seen map[string]bool
+	if len(j.paths) > 1 {
+		seen = map[string]bool{}
+	}
 	var unread []string          // keys (or key prefixes) that could not be read: kept as they are
 	var onlyKeys []string        // the keys of the only paths
 	sources := map[uint32]bool{} // the SourceTags of this run's sources
@@ -193,11 +201,13 @@ func (j *indexJob) run(only []string) (index.WriteStats, corpus.Stats, error) {
 		st, err := corpus.Read(p, walk, func(d corpus.Document) error {
 			d.Key = src.prefix + d.Key
 			d.Source = src.name
-			if seen[d.Key] {
-				dups = append(dups, corpus.Skip{Path: d.Key, Reason: corpus.SkipDuplicateID, Detail: "key already indexed"})
-				return nil
+			if seen != nil {
+				if seen[d.Key] {
+					dups = append(dups, corpus.Skip{Path: d.Key, Reason: corpus.SkipDuplicateID, Detail: "key already indexed"})
+					return nil
+				}
+				seen[d.Key] = true
 			}
-			seen[d.Key] = true
 			_, err := w.AddIfChanged(index.Document(d))
 			return err
 		})
