@@ -709,6 +709,20 @@ type lexSource struct {
 	es   []Entry
 }
 
+// start moves to the source's first word with at least one entry, opening
+// a spilled dictionary; it returns false when there is none.
+func (s *lexSource) start() (bool, error) {
+	s.block, s.pos = -1, -1
+	if s.dict != nil && s.dict.spill != "" {
+		var err error
+		if s.spill, err = openSpill(s.dict); err != nil {
+			return false, err
+		}
+		s.es = make([]Entry, 1)
+	}
+	return s.advance()
+}
+
 // advance moves to the source's next word with at least one entry; it
 // returns false at the end.
 func (s *lexSource) advance() (bool, error) {
@@ -788,26 +802,11 @@ func (h *lexHeap) Pop() any {
 func mergeLexicon(sources []*lexSource) (*lexBuilder, error) {
 	h := lexHeap{}
 	var b lexBuilder
-	size := 0 // about the merged words' bytes, so the body grows once
-	for _, s := range sources {
-		if s.lx != nil {
-			size += len(s.lx.body)
-		} else {
-			size += 16 * s.dict.size()
-		}
-	}
+	size := mergedSize(sources) // so the body grows once
 	b.body = make([]byte, 0, size+size/8)
+	defer closeSpills(sources)
 	for _, s := range sources {
-		s.block, s.pos = -1, -1
-		if s.dict != nil && s.dict.spill != "" {
-			var err error
-			if s.spill, err = openSpill(s.dict); err != nil {
-				return nil, err
-			}
-			defer s.spill.close()
-			s.es = make([]Entry, 1)
-		}
-		ok, err := s.advance()
+		ok, err := s.start()
 		if err != nil {
 			return nil, err
 		}
@@ -869,6 +868,28 @@ func mergeLexicon(sources []*lexSource) (*lexBuilder, error) {
 		}
 	}
 	return &b, nil
+}
+
+// mergedSize is about the bytes of the words the sources hold.
+func mergedSize(sources []*lexSource) int {
+	size := 0
+	for _, s := range sources {
+		if s.lx != nil {
+			size += len(s.lx.body)
+		} else {
+			size += 16 * s.dict.size()
+		}
+	}
+	return size
+}
+
+// closeSpills closes the spilled dictionaries the sources opened.
+func closeSpills(sources []*lexSource) {
+	for _, s := range sources {
+		if s.spill != nil {
+			s.spill.close()
+		}
+	}
 }
 
 func sortEntries(es []Entry) {
