@@ -32,6 +32,13 @@ func genDocs(n int, seed uint64) []Document {
 
 func buildIndex(t testing.TB, dir string, docs []Document, opt WriterOptions) WriteStats {
 	t.Helper()
+	_, st := buildWriter(t, dir, docs, opt)
+	return st
+}
+
+// buildWriter is buildIndex, also returning the committed writer.
+func buildWriter(t testing.TB, dir string, docs []Document, opt WriterOptions) (*Writer, WriteStats) {
+	t.Helper()
 	w, err := Create(dir, opt)
 	if err != nil {
 		t.Fatal(err)
@@ -45,7 +52,7 @@ func buildIndex(t testing.TB, dir string, docs []Document, opt WriterOptions) Wr
 	if err != nil {
 		t.Fatal(err)
 	}
-	return st
+	return w, st
 }
 
 func TestRoundTrip(t *testing.T) {

@@ -475,19 +475,7 @@ func TestMemoryBudget(t *testing.T) {
 func TestMemoryBudgetHeld(t *testing.T) {
 	docs := genDocs(1000, 12)
 	const budget = 128 << 10
-	w, err := Create(t.TempDir(), WriterOptions{MemoryBudget: budget, Workers: 4})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, d := range docs {
-		if err := w.Add(d); err != nil {
-			t.Fatal(err)
-		}
-	}
-	st, err := w.Commit()
-	if err != nil {
-		t.Fatal(err)
-	}
+	w, st := buildWriter(t, t.TempDir(), docs, WriterOptions{MemoryBudget: budget, Workers: 4})
 	// An upper bound of the largest footprint: positions take less than
 	// three bytes per byte of text.
 	var largest int64
