@@ -35,7 +35,8 @@
 // to the words of the index that start with it (more than MaxPrefixTerms is
 // refused with a *ParseError of class ErrTooLarge, as the parser's limits
 // are). Request.Admit, when set, is then called with the query's estimated
-// Cost, before any matching. Each segment (several at once, SetWorkers) then
+// Cost, before any matching. Each segment (several at once, SetWorkers;
+// segments of shorter documents first, whose scores tend to be higher) then
 // goes through:
 //
 //  1. match: the query is planned over the segment's rows and evaluated a
