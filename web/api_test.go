@@ -121,12 +121,13 @@ func TestSearchAPIErrors(t *testing.T) {
 	}
 }
 
-// A prefix that expands past query.MaxPrefixTerms in a segment is the
-// client's mistake (400), not the server's.
-func TestSearchAPIPrefixLimit(t *testing.T) {
+// prefixServer serves the test documents and one more holding n words
+// that start with "zq", closed when the test ends.
+func prefixServer(t *testing.T, n int) *testServer {
+	t.Helper()
 	dir := t.TempDir()
 	var b strings.Builder
-	for i := range query.MaxPrefixTerms + 10 {
+	for i := range n {
 		b.WriteString("zq" + strconv.Itoa(i) + "x ")
 	}
 	buildIndex(t, dir, append(testDocs(), doc("many", "many", b.String())))
@@ -134,8 +135,14 @@ func TestSearchAPIPrefixLimit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer s.Close()
-	ts := &testServer{Server: s, dir: dir}
+	t.Cleanup(func() { s.Close() })
+	return &testServer{Server: s, dir: dir}
+}
+
+// A prefix that expands past query.MaxPrefixTerms in a segment is the
+// client's mistake (400), not the server's.
+func TestSearchAPIPrefixLimit(t *testing.T) {
+	ts := prefixServer(t, query.MaxPrefixTerms+10)
 	e := decode[errorBody](t, ts.get(t, "/api/search?q=zq*"), 400)
 	if !strings.Contains(e.Detail, "longer prefix") {
 		t.Errorf("detail %q", e.Detail)
@@ -146,18 +153,7 @@ func TestSearchAPIPrefixLimit(t *testing.T) {
 // The searcher's refusal of a broad prefix reaches every endpoint that takes
 // a query as the same 400, before a document key is looked up.
 func TestPrefixLimitEveryEndpoint(t *testing.T) {
-	dir := t.TempDir()
-	var b strings.Builder
-	for i := range query.MaxPrefixTerms + 1 {
-		b.WriteString("zq" + strconv.Itoa(i) + "x ")
-	}
-	buildIndex(t, dir, append(testDocs(), doc("many", "many", b.String())))
-	s, err := New(Options{Dir: dir, Logger: discardLogger()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	ts := &testServer{Server: s, dir: dir}
+	ts := prefixServer(t, query.MaxPrefixTerms+1)
 	want := fmt.Sprintf("prefix zq* matches more than %d terms; use a longer prefix", query.MaxPrefixTerms)
 	for _, target := range []string{"/api/search?q=zq*", "/api/search?q=whale+-zq*", "/api/explain?q=zq*",
 		"/api/documents/many?q=zq*", "/api/documents/nope?q=zq*"} {
