@@ -551,9 +551,11 @@ func (s *Segment) DocKey(doc int) string { return string(s.keyBytes(doc)) }
 // keyBytes is the key of doc, in place.
 func (s *Segment) keyBytes(doc int) []byte { return s.docRecord(doc).key(s.docStrs) }
 
-// CompareKeys compares the keys of documents a and b, as strings.Compare
-// would, without copying them.
-func (s *Segment) CompareKeys(a, b int) int { return bytes.Compare(s.keyBytes(a), s.keyBytes(b)) }
+// CompareKeys compares the key of document a with that of document b of
+// segment t (which may be s), as strings.Compare would, without copying them.
+func (s *Segment) CompareKeys(a int, t *Segment, b int) int {
+	return bytes.Compare(s.keyBytes(a), t.keyBytes(b))
+}
 
 func (s *Segment) block(b int) (off uint64, clen, rawLen uint32) {
 	e := s.blocks[b*blockEntrySize:]

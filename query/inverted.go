@@ -497,7 +497,7 @@ func (e *invEval) run(q *compiled) (hits *roaring.Bitmap, candidates int, err er
 }
 
 // searchSegmentInverted is searchSegment for the inverted engine.
-func (s *Searcher) searchSegmentInverted(seg *index.Segment, si int, q *compiled, k int, avgdl float64, an *tokenize.Analyzer) segResult {
+func (s *Searcher) searchSegmentInverted(seg *index.Segment, si int, q *compiled, k int, avgdl float64, an *tokenize.Analyzer, top *topK) segResult {
 	var r segResult
 	t0 := time.Now()
 	e := getInvEval(seg, s.inv.Segments()[si], an)
@@ -517,13 +517,12 @@ func (s *Searcher) searchSegmentInverted(seg *index.Segment, si int, q *compiled
 	}
 	p := e.plan()
 	v := newVerifier(p, an)
-	r.top = topK{k: k, seg: seg}
 	hits.Iterate(func(doc uint32) bool {
 		if r.err = v.load(int(doc)); r.err != nil {
 			return false
 		}
 		r.scored++
-		r.top.push(scored{score: p.bm25(v.tf, q, seg.DocTokens(int(doc)), avgdl), seg: int32(si), doc: int32(doc)})
+		top.push(scored{score: p.bm25(v.tf, q, seg.DocTokens(int(doc)), avgdl), seg: int32(si), doc: int32(doc)})
 		return true
 	})
 	r.rank = time.Since(t1)

@@ -216,7 +216,7 @@ func BenchmarkSegmentMatch(b *testing.B) {
 		b.Run(q.name+"/signature", func(b *testing.B) {
 			var cands []int32
 			for b.Loop() {
-				if r := bs.s.searchSegment(context.Background(), bs.seg, 0, bs.q, 0, 1, an, &cands, new(scoreFloor)); r.err != nil {
+				if r := bs.s.searchSegment(context.Background(), bs.seg, 0, bs.q, 0, 1, an, &cands, nil, new(scoreFloor)); r.err != nil {
 					b.Fatal(r.err)
 				}
 			}

@@ -1,7 +1,6 @@
 package query
 
 import (
-	"cmp"
 	"fmt"
 	"slices"
 	"sync"
@@ -87,13 +86,15 @@ type pnode struct {
 type planner struct {
 	s      *Searcher
 	seg    *index.Segment
+	si     int                  // the segment's index in the compiled query's entries
 	slotOf map[index.TermID]int // once ids is long
 	ids    []index.TermID
 	ents   []index.Entry // the lexicon entry of each slot's term
 	score  []scoreSlot
 	rowBuf []int
-	need   []bool // scratch of verifySlots
-	pl     plan   // the plan it returns, reused
+	dens   []float64 // scratch of finishRows
+	need   []bool    // scratch of verifySlots
+	pl     plan      // the plan it returns, reused
 	v      verifier
 	blocks []candBlock // ranking's scratch
 	bound  blockBound
@@ -139,7 +140,7 @@ func (pl *plan) release() {
 
 func (s *Searcher) plan(seg *index.Segment, root Node, q *compiled) (*plan, error) {
 	p := planners.Get().(*planner)
-	p.s, p.seg = s, seg
+	p.s, p.seg, p.si = s, seg, q.segIdx[seg]
 	n, err := p.compile(root, false, q)
 	if err != nil {
 		(&plan{planner: p}).release()
@@ -247,30 +248,33 @@ func (p *planner) slot(e index.Entry) int {
 	return s
 }
 
-// scoreTerm adds a positive term to BM25 once. Each slot holds one term (a
-// term has one TermID), so the slot identifies it.
-func (p *planner) scoreTerm(term string, slot int, q *compiled) {
+// scoreTerm adds a positive term (ti, its index in the compiled query) to
+// BM25 once. Each slot holds one term (a term has one TermID), so the slot
+// identifies it.
+func (p *planner) scoreTerm(ti, slot int) {
 	for _, sc := range p.score {
 		if sc.slot == slot {
 			return
 		}
 	}
-	p.score = append(p.score, scoreSlot{slot: slot, term: q.termIndex(term)})
+	p.score = append(p.score, scoreSlot{slot: slot, term: ti})
 }
 
 // leaf builds a kRows node for terms that must all be present.
 func (p *planner) leaf(terms []string, negated bool, q *compiled) *pnode {
 	n := p.node(kRows, true, 1)
 	for _, t := range terms {
-		e, ok := q.lookup(p.seg, t)
+		ti := q.termIdx[t]
+		e, ok := q.entry(ti, p.si)
 		if !ok {
 			// The leaf matches nothing here, but a document matched through
 			// another branch is still scored on every query term it holds,
 			// whichever segment it is in.
 			if !negated {
 				for _, u := range terms {
-					if ue, ok := q.lookup(p.seg, u); ok {
-						p.scoreTerm(u, p.slot(ue), q)
+					ui := q.termIdx[u]
+					if ue, ok := q.entry(ui, p.si); ok {
+						p.scoreTerm(ui, p.slot(ue))
 					}
 				}
 			}
@@ -279,7 +283,7 @@ func (p *planner) leaf(terms []string, negated bool, q *compiled) *pnode {
 		sl := p.slot(e)
 		n.slots = append(n.slots, sl)
 		if !negated {
-			p.scoreTerm(t, sl, q)
+			p.scoreTerm(ti, sl)
 		}
 		tr := e.Treatment()
 		if tr.List {
@@ -294,7 +298,7 @@ func (p *planner) leaf(terms []string, negated bool, q *compiled) *pnode {
 				n.vslots = append(n.vslots, sl)
 			}
 		}
-		p.rowBuf = p.seg.TermRowsOf(p.rowBuf[:0], q.hash(t), tr)
+		p.rowBuf = p.seg.TermRowsOf(p.rowBuf[:0], q.hashes[ti], tr)
 		for _, r := range p.rowBuf {
 			if !slices.Contains(n.rowIdx, r) {
 				n.rowIdx = append(n.rowIdx, r)
@@ -315,8 +319,8 @@ func (p *planner) pairRows(n *pnode, x *Phrase, q *compiled) {
 		if x.Offsets[j] != x.Offsets[j-1]+1 {
 			continue
 		}
-		a, _ := q.lookup(p.seg, x.Terms[j-1])
-		b, _ := q.lookup(p.seg, x.Terms[j])
+		a, _ := q.entry(q.termIdx[x.Terms[j-1]], p.si)
+		b, _ := q.entry(q.termIdx[x.Terms[j]], p.si)
 		if !p.seg.PairsIndexed(a.Treatment(), b.Treatment()) {
 			continue
 		}
@@ -335,25 +339,34 @@ func (p *planner) pairRows(n *pnode, x *Phrase, q *compiled) {
 }
 
 // finishRows orders a kRows node's inputs sparsest first and estimates its
-// density.
+// density. Each row's density is read once (a node has a handful of rows,
+// so an insertion sort orders them).
 func (p *planner) finishRows(n *pnode) {
-	docs := float64(max(1, p.seg.NumDocs()))
 	seg := p.seg
-	density := func(r int) float64 { return float64(seg.RowCount(r)) / float64(max(1, seg.RowColumns(r))) }
-	slices.SortFunc(n.rowIdx, func(a, b int) int { return cmp.Compare(density(a), density(b)) })
+	docs := float64(max(1, seg.NumDocs()))
+	ds := p.dens[:0]
+	for _, r := range n.rowIdx {
+		ds = append(ds, float64(seg.RowCount(r))/float64(max(1, seg.RowColumns(r))))
+	}
+	p.dens = ds
+	for i := 1; i < len(ds); i++ {
+		for j := i; j > 0 && ds[j] < ds[j-1]; j-- {
+			ds[j], ds[j-1] = ds[j-1], ds[j]
+			n.rowIdx[j], n.rowIdx[j-1] = n.rowIdx[j-1], n.rowIdx[j]
+		}
+	}
 	n.rows, n.high = n.rows[:0], n.high[:0]
 	n.rank = seg.Rank()
 	n.est = 1
-	for _, r := range n.rowIdx {
+	for i, r := range n.rowIdx {
 		if seg.RowRank(r) == 0 {
 			n.rows = append(n.rows, seg.Row(r))
 		} else {
 			n.high = append(n.high, seg.Row(r))
 		}
-		n.est *= density(r)
+		n.est *= ds[i]
 	}
 	// Lists are exact and the sparsest inputs: the shortest drives matching.
-	// (Insertion sort: a node has a handful of lists.)
 	for i := 1; i < len(n.lists); i++ {
 		for j := i; j > 0 && n.lists[j].n < n.lists[j-1].n; j-- {
 			n.lists[j], n.lists[j-1] = n.lists[j-1], n.lists[j]
@@ -455,7 +468,7 @@ func (p *planner) compilePhrase(x *Phrase, negated bool, q *compiled) *pnode {
 func (p *planner) compilePrefix(x *Prefix, negated bool, q *compiled) *pnode {
 	var kids []*pnode
 	for _, term := range q.prefixes[x.Prefix] {
-		if _, ok := q.lookup(p.seg, term); !ok {
+		if _, ok := q.entry(q.termIdx[term], p.si); !ok {
 			continue
 		}
 		k := p.leaf([]string{term}, negated, q)

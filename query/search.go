@@ -7,7 +7,6 @@ import (
 	"math"
 	"runtime"
 	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -81,7 +80,12 @@ func (q *compiled) lookup(seg *index.Segment, t string) (index.Entry, bool) {
 	if !ok {
 		return index.Entry{}, false
 	}
-	e := q.ents[i][q.segIdx[seg]]
+	return q.entry(i, q.segIdx[seg])
+}
+
+// entry returns the entry of term i (an index into terms) in segment si.
+func (q *compiled) entry(i, si int) (index.Entry, bool) {
+	e := q.ents[i][si]
 	return e, e.DF > 0
 }
 
@@ -238,11 +242,11 @@ func (q *compiled) canMatch(si int) bool {
 	return true
 }
 
-// segResult is one segment's part of an answer.
+// segResult is one segment's part of an answer (its best hits go to the
+// heap of the worker that searched it).
 type segResult struct {
 	candidates, hits int
 	scored           int
-	top              topK
 	match, verify    time.Duration
 	rank             time.Duration
 	err              error
@@ -257,6 +261,7 @@ type queryState struct {
 	c       compiled
 	workers int // goroutines for this query
 	parts   []segResult
+	tops    []topK // each worker's k best, over the segments it searched
 	cands   []int32
 	order   []int        // the segments in the order they are searched (segmentOrder)
 	next    atomic.Int64 // the next position in order
@@ -290,17 +295,22 @@ func (s *Searcher) match(ctx context.Context, st *queryState, k int) error {
 	st.order = segmentOrder(st.order[:0], segs)
 	st.next.Store(0)
 	st.floor.reset()
+	workers := max(1, min(st.workers, len(segs)))
+	st.tops = slices.Grow(st.tops[:0], workers)[:workers]
+	for w := range st.tops {
+		st.tops[w] = topK{k: k, segs: segs, items: st.tops[w].items[:0]}
+	}
 	// Workers take the next segment as they finish one; with one worker the
 	// caller's goroutine does it all.
-	for w := 1; w < min(st.workers, len(segs)); w++ {
+	for w := 1; w < workers; w++ {
 		st.wg.Add(1)
 		go func() {
 			defer st.wg.Done()
 			var cands []int32
-			s.work(ctx, st, k, &cands)
+			s.work(ctx, st, k, &cands, &st.tops[w])
 		}()
 	}
-	s.work(ctx, st, k, &st.cands)
+	s.work(ctx, st, k, &st.cands, &st.tops[0])
 	st.wg.Wait()
 	if err := ctx.Err(); err != nil {
 		return err
@@ -328,8 +338,9 @@ func segmentOrder(dst []int, segs []*index.Segment) []int {
 	return dst
 }
 
-// work searches segments until none is left.
-func (s *Searcher) work(ctx context.Context, st *queryState, k int, cands *[]int32) {
+// work searches segments until none is left, keeping the k best hits of
+// all it searched in top.
+func (s *Searcher) work(ctx context.Context, st *queryState, k int, cands *[]int32, top *topK) {
 	an := s.analyzers.Get().(*tokenize.Analyzer)
 	defer s.analyzers.Put(an)
 	segs, q, avgdl := s.ix.Segments(), &st.c, s.ix.AvgDocLen()
@@ -350,10 +361,10 @@ func (s *Searcher) work(ctx context.Context, st *queryState, k int, cands *[]int
 			continue
 		}
 		if s.inv != nil {
-			st.parts[i] = s.searchSegmentInverted(segs[i], i, q, k, avgdl, an)
+			st.parts[i] = s.searchSegmentInverted(segs[i], i, q, k, avgdl, an, top)
 			continue
 		}
-		st.parts[i] = s.searchSegment(ctx, segs[i], i, q, k, avgdl, an, cands, &st.floor)
+		st.parts[i] = s.searchSegment(ctx, segs[i], i, q, k, avgdl, an, cands, top, &st.floor)
 	}
 }
 
@@ -411,7 +422,6 @@ func (s *Searcher) Search(ctx context.Context, req Request) (*Result, error) {
 	if err := s.match(ctx, st, k); err != nil {
 		return nil, err
 	}
-	var all topK
 	for i := range st.parts {
 		p := &st.parts[i]
 		res.Candidates += p.candidates
@@ -420,12 +430,15 @@ func (s *Searcher) Search(ctx context.Context, req Request) (*Result, error) {
 		res.Stages.Match += p.match
 		res.Stages.Verify += p.verify
 		res.Stages.Rank += p.rank
-		all.items = append(all.items, p.top.items...)
+	}
+	all := topK{segs: segs}
+	for i := range st.tops {
+		all.items = append(all.items, st.tops[i].items...)
 	}
 	res.FalsePositives = res.Candidates - res.Total
 	if !req.CountOnly {
 		t := time.Now()
-		ranked := all.sorted(segs)
+		ranked := all.sorted()
 		if req.Offset < len(ranked) {
 			ranked = ranked[req.Offset:min(len(ranked), req.Offset+req.Limit)]
 		} else {
@@ -454,7 +467,7 @@ func (s *Searcher) Search(ctx context.Context, req Request) (*Result, error) {
 //
 // Verification and ranking check ctx every deadlineStride candidates, so a
 // query past its deadline stops inside a segment, not only between two.
-func (s *Searcher) searchSegment(ctx context.Context, seg *index.Segment, si int, q *compiled, k int, avgdl float64, an *tokenize.Analyzer, cands *[]int32, floor *scoreFloor) segResult {
+func (s *Searcher) searchSegment(ctx context.Context, seg *index.Segment, si int, q *compiled, k int, avgdl float64, an *tokenize.Analyzer, cands *[]int32, top *topK, floor *scoreFloor) segResult {
 	var r segResult
 	t0 := time.Now()
 	p, err := s.plan(seg, q.root, q)
@@ -487,7 +500,7 @@ func (s *Searcher) searchSegment(ctx context.Context, seg *index.Segment, si int
 		}
 		return r
 	}
-	if r.err = s.rankCandidates(ctx, p, v, c, q, si, k, avgdl, floor, &r); r.err != nil {
+	if r.err = s.rankCandidates(ctx, p, v, c, q, si, avgdl, top, floor, &r); r.err != nil {
 		return r
 	}
 	if p.root.exact {
@@ -540,8 +553,9 @@ func countIfMatch(p *plan, v *verifier, doc int, r *segResult) error {
 	return nil
 }
 
-// rankCandidates verifies and scores the candidates c of a ranked search,
-// keeping the best k in r.top.
+// rankCandidates verifies and scores the candidates c of segment si for a
+// ranked search, keeping the best in top (which holds the best of the
+// segments searched before by the same worker).
 //
 // Ranking reads every query term of a candidate once, for verification
 // and BM25 together, except in the blocks (and for the documents) whose
@@ -551,9 +565,8 @@ func countIfMatch(p *plan, v *verifier, doc int, r *segResult) error {
 // stays exact. Blocks are taken best bound first, so that the floor
 // rises fast. With few candidates, bounds would cost more than they
 // save, and every candidate is scored (boundless).
-func (s *Searcher) rankCandidates(ctx context.Context, p *plan, v *verifier, c []int32, q *compiled, si, k int, avgdl float64, floor *scoreFloor, r *segResult) error {
+func (s *Searcher) rankCandidates(ctx context.Context, p *plan, v *verifier, c []int32, q *compiled, si int, avgdl float64, top *topK, floor *scoreFloor, r *segResult) error {
 	seg := p.seg
-	r.top = topK{k: k, seg: seg}
 	bound := &p.planner.bound
 	bound.reset(p, q, avgdl, len(c) < boundFrom)
 	one, oneWord := q.root.(*Term)
@@ -598,9 +611,9 @@ func (s *Searcher) rankCandidates(ctx context.Context, p *plan, v *verifier, c [
 			}
 			r.hits++
 			r.scored++
-			r.top.push(scored{score: p.bm25(v.tf, q, seg.DocTokens(int(doc)), avgdl), seg: int32(si), doc: doc})
-			if len(r.top.items) == k {
-				floor.raise(r.top.items[0].score)
+			top.push(scored{score: p.bm25(v.tf, q, seg.DocTokens(int(doc)), avgdl), seg: int32(si), doc: doc})
+			if len(top.items) == top.k {
+				floor.raise(top.items[0].score)
 			}
 		}
 	}
@@ -666,10 +679,10 @@ func (p *plan) bm25(tf []uint32, q *compiled, dl int, avgdl float64) float64 {
 }
 
 // scoreFloor is a score every page of the query reaches: the lowest of the k
-// best scores of some segment, once it has k. A document that scores below
-// it cannot enter the top k of the whole index (k documents score at least
-// that), so segments share it, and a block whose bound is below it is not
-// scored.
+// best scores of some worker's heap, once it has k. A document that scores
+// below it cannot enter the top k of the whole index (k documents score at
+// least that), so workers share it, and a block whose bound is below it is
+// not scored.
 type scoreFloor struct{ bits atomic.Uint64 }
 
 func (f *scoreFloor) reset()       { f.bits.Store(math.Float64bits(math.Inf(-1))) }
@@ -801,12 +814,13 @@ type scored struct {
 	doc   int32
 }
 
-// topK keeps the k best results of one segment in a min-heap: the higher
-// score first, ties to the smaller key, as the final order (sorted) has it,
-// so that the first page does not depend on which ties a segment kept.
+// topK keeps the k best results of the segments segs (of any of them) in
+// a min-heap: the higher score first, ties to the smaller key, as the final
+// order (sorted) has it, so that the first page does not depend on which
+// ties a heap kept.
 type topK struct {
 	k     int
-	seg   *index.Segment
+	segs  []*index.Segment
 	items []scored
 }
 
@@ -815,7 +829,12 @@ func (t *topK) less(a, b scored) bool {
 	if a.score != b.score {
 		return a.score < b.score
 	}
-	return t.seg.CompareKeys(int(a.doc), int(b.doc)) > 0
+	return t.compareKeys(a, b) > 0
+}
+
+// compareKeys compares the keys of two results, as strings.Compare would.
+func (t *topK) compareKeys(a, b scored) int {
+	return t.segs[a.seg].CompareKeys(int(a.doc), t.segs[b.seg], int(b.doc))
 }
 
 func (t *topK) push(x scored) {
@@ -853,7 +872,7 @@ func (t *topK) push(x scored) {
 
 // sorted returns the results best first; ties go to the smaller key so the
 // order does not depend on how documents were split into segments.
-func (t *topK) sorted(segs []*index.Segment) []scored {
+func (t *topK) sorted() []scored {
 	out := slices.Clone(t.items)
 	slices.SortFunc(out, func(a, b scored) int {
 		if a.score != b.score {
@@ -862,7 +881,7 @@ func (t *topK) sorted(segs []*index.Segment) []scored {
 			}
 			return 1
 		}
-		return strings.Compare(segs[a.seg].DocKey(int(a.doc)), segs[b.seg].DocKey(int(b.doc)))
+		return t.compareKeys(a, b)
 	})
 	return out
 }
