@@ -563,12 +563,14 @@ func countIfMatch(p *plan, v *verifier, doc int, r *segResult) error {
 // hits as they are, an inexact plan's are only verified, and a one-word
 // query's are not even verified (its total is its live df), so the total
 // stays exact. Blocks are taken best bound first, so that the floor
-// rises fast. With few candidates, bounds would cost more than they
-// save, and every candidate is scored (boundless).
+// rises fast. With few candidates and no floor yet (the first segments
+// searched), bounds would cost more than they save, and every candidate
+// is scored (boundless); once a floor is set, even a few candidates are
+// bounded against it.
 func (s *Searcher) rankCandidates(ctx context.Context, p *plan, v *verifier, c []int32, q *compiled, si int, avgdl float64, top *topK, floor *scoreFloor, r *segResult) error {
 	seg := p.seg
 	bound := &p.planner.bound
-	bound.reset(p, q, avgdl, len(c) < boundFrom)
+	bound.reset(p, q, avgdl, len(c) < boundFrom && math.IsInf(floor.get(), -1))
 	one, oneWord := q.root.(*Term)
 	counted := 0
 	if oneWord {
@@ -736,7 +738,7 @@ type blockBound struct {
 }
 
 // boundFrom is the fewest candidates of a segment for which ranking bounds
-// its blocks.
+// its blocks before the query has a floor.
 const boundFrom = 64
 
 // reset prepares bb for a plan, keeping its memory; a boundless bound is
