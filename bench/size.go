@@ -32,6 +32,8 @@ const (
 	CompRowStats   = "row popcounts"
 	CompLists      = "signature lists"
 	CompImpacts    = "block impacts"
+	CompFreqs      = "term frequencies"
+	CompLengths    = "document lengths"
 	CompPostings   = "roaring postings"
 	CompOffsets    = "postings offsets"
 	CompDictionary = "dictionary"
@@ -59,6 +61,10 @@ func Sizes(ix *index.Index, inv *inverted.Index) Size {
 				by[CompLists] += sec.Bytes
 			case "impacts":
 				by[CompImpacts] += sec.Bytes
+			case "frequencies":
+				by[CompFreqs] += sec.Bytes
+			case "lengths":
+				by[CompLengths] += sec.Bytes
 			case "forward":
 				by[CompForward] += sec.Bytes
 			case "positions":
@@ -87,10 +93,10 @@ func Sizes(ix *index.Index, inv *inverted.Index) Size {
 		}
 	}
 	order := []Component{
-		{CompRows, "signature", 0}, {CompRowStats, "signature", 0}, {CompLists, "signature", 0}, {CompImpacts, "shared", 0},
+		{CompRows, "signature", 0}, {CompRowStats, "signature", 0}, {CompLists, "signature", 0}, {CompImpacts, "shared", 0}, {CompFreqs, "signature", 0},
 		{CompPostings, "inverted", 0}, {CompOffsets, "inverted", 0},
 		{CompDictionary, "shared", 0}, {CompForward, "shared", 0}, {CompPositions, "shared", 0},
-		{CompDocTable, "shared", 0}, {CompDocStore, "shared", 0}, {CompOther, "shared", 0},
+		{CompLengths, "shared", 0}, {CompDocTable, "shared", 0}, {CompDocStore, "shared", 0}, {CompOther, "shared", 0},
 	}
 	for _, c := range order {
 		c.Bytes = by[c.Name]

@@ -205,6 +205,8 @@ func buildSegment(w io.Writer, docs []*analyzedDoc, p Params, class int, analyze
 		{secForward, [][]byte{wordsAsBytes(b.fwdOff), b.fwd}},
 		{secPositions, [][]byte{wordsAsBytes(b.posOff), b.pos}},
 		{secImpacts, [][]byte{b.impacts}},
+		{secFreqs, [][]byte{encodeFreqs(b.n, b.sig.row, b.privFreqs, b.listFreqs, len(b.lists))}},
+		{secLengths, [][]byte{u32AsBytes(b.lengths)}},
 		{secDocs, [][]byte{st.recs, st.strs}},
 		{secBlocks, [][]byte{st.blocks}},
 		{secStore, [][]byte{st.store}},
@@ -253,11 +255,17 @@ type segmentBuilder struct {
 	rowStart     []int32
 	rowsOf       []int32
 
-	// post: the lists' entries, the forward index and positions with their
-	// offsets by document, the impacts of the rows of rank 0, and the
-	// segment's tokens.
+	// post: the lists' entries and their frequency bytes, the private
+	// rows' frequency bytes (by row − 1), the forward index and positions
+	// with their offsets by document, the impacts of the rows of rank 0,
+	// the documents' lengths and the segment's tokens. encodeLists: the
+	// lists, and their frequencies as section 13 lays them out.
 	listDocs       []uint16
+	listTF         []byte
 	listFill       []uint32
+	privFreqs      [][]byte
+	listFreqs      []byte
+	lengths        []uint32
 	fwd, pos       []byte
 	fwdOff, posOff []uint64
 	impacts        []byte
@@ -389,7 +397,10 @@ func (b *segmentBuilder) layoutRows() {
 // rows of rank 0 (impacts.go): by row, by block.
 func (b *segmentBuilder) post() error {
 	b.listDocs = make([]uint16, b.entries)
+	b.listTF = make([]byte, b.entries)
 	b.listFill = make([]uint32, len(b.terms))
+	b.privFreqs = make([][]byte, b.private)
+	b.lengths = make([]uint32, b.n)
 	b.fwdOff = make([]uint64, b.n+1)
 	b.posOff = make([]uint64, b.n+1)
 	nb := blocksOf(b.n)
@@ -424,8 +435,13 @@ func (b *segmentBuilder) postDocument(doc int, d *analyzedDoc, nb int, sc *postS
 		sc.ids = append(sc.ids, idtf{id, t.tf, uint32(i)})
 		if b.treat[id]&listFlag != 0 {
 			b.listDocs[b.treat[id]&^listFlag+b.listFill[id]] = uint16(doc)
+			b.listTF[b.treat[id]&^listFlag+b.listFill[id]] = freqByte(t.tf)
 			b.listFill[id]++
 			continue
+		}
+		if w := b.treat[id]; w&privateFlag != 0 {
+			r := w &^ privateFlag
+			b.privFreqs[r-1] = append(b.privFreqs[r-1], freqByte(t.tf))
 		}
 		for _, r := range b.rowsOf[b.rowStart[id]:b.rowStart[id+1]] {
 			b.sig.set(doc, int(r))
@@ -444,6 +460,7 @@ func (b *segmentBuilder) postDocument(doc int, d *analyzedDoc, nb int, sc *postS
 		sc.sortedIDs, sc.tf = append(sc.sortedIDs, x.id), append(sc.tf, x.tf)
 	}
 	b.tokens += int64(d.tokens)
+	b.lengths[doc] = uint32(d.tokens)
 
 	var err error
 	if sc.locals, sc.positions, sc.marks, err = decodeTokens(d.pos, n, sc.locals[:0], sc.positions[:0], sc.marks[:0]); err != nil || len(sc.locals) != d.tokens {
@@ -467,8 +484,9 @@ func (b *segmentBuilder) postDocument(doc int, d *analyzedDoc, nb int, sc *postS
 	return nil
 }
 
-// encodeLists encodes the lists in termID order (lists.go); the treatment
-// word then holds the list's byte offset / 2 and its encoding.
+// encodeLists encodes the lists in termID order (lists.go), and places the
+// plain lists' frequencies (freqs.go); the treatment word then holds the
+// list's byte offset / 2 and its encoding.
 func (b *segmentBuilder) encodeLists() {
 	for id := range b.treat {
 		if b.treat[id]&listFlag == 0 {
@@ -481,6 +499,8 @@ func (b *segmentBuilder) encodeLists() {
 		b.treat[id] = listFlag | uint32(off/2)
 		if chunked {
 			b.treat[id] |= chunkedFlag
+		} else {
+			b.listFreqs = placeListFreqs(b.listFreqs, off, b.listTF[start:start+b.listFill[id]])
 		}
 	}
 }

@@ -250,10 +250,11 @@ func (s *Segment) checkLists(p *segmentProblems, terms []string) [][]uint16 {
 	return lists
 }
 
-// checkForward checks the forward index against the rows, the lists and
-// the impacts, so that no false negative is possible, and returns each
-// term's df as the forward index gives it. (With df equal to each list's
-// length, every list is then exactly its term's documents.)
+// checkForward checks the forward index against the rows, the lists, the
+// impacts, the frequencies and the lengths, so that no false negative is
+// possible and ranking reads what the forward index holds, and returns
+// each term's df as the forward index gives it. (With df equal to each
+// list's length, every list is then exactly its term's documents.)
 func (s *Segment) checkForward(p *segmentProblems, terms []string, lists [][]uint16) []int {
 	n := s.NumDocs()
 	df := make([]int, len(terms))
@@ -261,6 +262,8 @@ func (s *Segment) checkForward(p *segmentProblems, terms []string, lists [][]uin
 	var rows []int
 	impacts := make([]byte, len(s.impacts))
 	nb := blocksOf(n)
+	private := make([][]byte, s.PrivateRows())
+	listTF := make([][]byte, len(terms))
 	for d := 0; d < n; d++ {
 		var err error
 		post, err = s.Forward(post[:0], d)
@@ -271,14 +274,22 @@ func (s *Segment) checkForward(p *segmentProblems, terms []string, lists [][]uin
 		if len(post) != s.Doc(d).Distinct {
 			p.bad("forward", "document %d has %d terms, its table entry says %d", d, len(post), s.Doc(d).Distinct)
 		}
+		if dl := s.docRecord(d).tokens(); s.DocTokens(d) != dl {
+			p.bad("lengths", "document %d has length %d, its table entry says %d", d, s.DocTokens(d), dl)
+		}
 		for _, pt := range post {
 			df[pt.Term]++
 
-			if s.Treatment(pt.Term).List {
+			t := s.Treatment(pt.Term)
+			if t.List {
 				if _, ok := slices.BinarySearch(lists[pt.Term], uint16(d)); !ok {
 					p.bad("lists", "document %d contains %q but its list lacks it", d, terms[pt.Term])
 				}
+				listTF[pt.Term] = append(listTF[pt.Term], freqByte(pt.TF))
 				continue
+			}
+			if t.Private {
+				private[t.Row-1] = append(private[t.Row-1], freqByte(pt.TF))
 			}
 			rows = s.TermRows(rows[:0], terms[pt.Term], pt.Term)
 			for _, r := range rows {
@@ -287,7 +298,7 @@ func (s *Segment) checkForward(p *segmentProblems, terms []string, lists [][]uin
 				}
 				if s.RowRank(r) == 0 {
 					at := 2 * ((r-1)*nb + d/BlockDocs)
-					addImpact(impacts[at:at+2], int(pt.TF), s.DocTokens(d))
+					addImpact(impacts[at:at+2], int(pt.TF), s.docRecord(d).tokens())
 				}
 			}
 		}
@@ -295,7 +306,25 @@ func (s *Segment) checkForward(p *segmentProblems, terms []string, lists [][]uin
 	if !bytes.Equal(impacts, s.impacts) {
 		p.bad("impacts", "the largest tf or tf/length of a row's terms in a block differs from the forward index's")
 	}
+	s.checkFreqs(p, private, listTF)
 	return df
+}
+
+// checkFreqs checks section 13 against the frequencies the forward index
+// gives: private[r−1] those of private row r's documents, listTF[id] those
+// of term id's list, both in document order.
+func (s *Segment) checkFreqs(p *segmentProblems, private [][]byte, listTF [][]byte) {
+	var lf []byte
+	for id, tf := range listTF {
+		if t := s.Treatment(TermID(id)); t.List && !s.List(TermID(id)).Chunked() {
+			lf = placeListFreqs(lf, t.ListAt, tf)
+		}
+	}
+	sec := s.secs[secFreqs]
+	want := encodeFreqs(s.NumDocs(), s.Row, private, lf, len(s.lists))
+	if !bytes.Equal(want, s.data[sec.Offset:sec.Offset+sec.Length]) {
+		p.bad("frequencies", "the frequencies of the private rows' or the lists' terms differ from the forward index's")
+	}
 }
 
 // checkStore checks that the stored texts decompress and match their

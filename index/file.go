@@ -12,7 +12,7 @@ import (
 
 // FormatVersion is the version of the index files this bitsieve reads and
 // writes (docs/format.md). It is part of every file name.
-const FormatVersion = 7
+const FormatVersion = 8
 
 const (
 	segmentKind   = "SEG\x00"
@@ -33,6 +33,8 @@ const (
 	secLists     = 9  // exact document lists of rare terms
 	secPositions = 11 // per-document positions of every term (positions.go)
 	secImpacts   = 12 // per-block maximum tf of every private row (impacts.go)
+	secFreqs     = 13 // the frequencies of the private rows' and lists' terms (freqs.go)
+	secLengths   = 14 // every document's length in tokens (freqs.go)
 )
 
 // Section ids 2 and 10 held a segment's dictionary and its hash slots until
@@ -42,6 +44,7 @@ var sectionNames = map[uint32]string{
 	secParams: "params", secRows: "rows", secRowStats: "rowstats",
 	secForward: "forward", secDocs: "docs", secBlocks: "blocks", secStore: "store",
 	secLists: "lists", secPositions: "positions", secImpacts: "impacts",
+	secFreqs: "frequencies", secLengths: "lengths",
 }
 
 // kindSectionNames names the sections of every kind of file.

@@ -54,6 +54,15 @@ type Segment struct {
 
 	impacts []byte // impacts.go
 
+	// Frequencies and lengths (freqs.go): the private rows' directory, the
+	// start of each private row's frequencies (by row − 1, and their end),
+	// the frequencies, and the documents' lengths.
+	freqDir   []uint32
+	privStart []int
+	privFreqs []byte
+	listFreqs []byte
+	lengths   []uint32
+
 	docRecs []byte
 	docStrs []byte
 	blocks  []byte
@@ -84,7 +93,7 @@ func newSegment(path string, data []byte, verify verifyLevel) (*Segment, error) 
 		return nil, err
 	}
 	r := &segmentReader{s: &Segment{name: name, path: path, data: data, secs: secs}, verify: verify}
-	for _, step := range []func() error{r.params, r.rows, r.forward, r.positions, r.impacts, r.docs, r.store} {
+	for _, step := range []func() error{r.params, r.rows, r.forward, r.positions, r.impacts, r.freqs, r.docs, r.store} {
 		if err := step(); err != nil {
 			return nil, err
 		}
@@ -536,9 +545,7 @@ func (s *Segment) Doc(doc int) DocInfo {
 }
 
 // DocTokens is the BM25 length of doc, without decoding its key.
-func (s *Segment) DocTokens(doc int) int {
-	return s.docRecord(doc).tokens()
-}
+func (s *Segment) DocTokens(doc int) int { return int(s.lengths[doc]) }
 
 // DocSource is the SourceTag of doc's source, 0 for none.
 func (s *Segment) DocSource(doc int) uint32 {

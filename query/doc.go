@@ -48,11 +48,15 @@
 //  2. verify: the candidates of a plan that is not exact are checked against
 //     the forward index (which terms the document holds) and, for phrases,
 //     the stored positions. An exact plan's candidates are the matches.
-//  3. rank: each match is scored with BM25, from its term frequencies in the
-//     forward index (read once with verification's) and the terms' document
-//     frequencies over the whole snapshot; the best Offset+Limit of each
-//     segment are kept and merged, ties going to the smaller key. Documents
-//     whose block score bound cannot reach the page are counted, not scored.
+//  3. rank: each match is scored with BM25, from its term frequencies and
+//     the terms' document frequencies over the whole snapshot. An exact
+//     plan whose scored terms have private rows or plain lists reads the
+//     frequencies beside their bits (index.Freqs); any other reads them
+//     from the forward index, once with verification's. Each worker keeps
+//     the best Offset+Limit of the segments it searches, and the heaps are
+//     merged, ties going to the smaller key. Documents whose block score
+//     bound cannot reach the page (the k-th best score any worker holds)
+//     are counted, not scored.
 //  4. snippets: for the hits of the page only, when Request.Snippets is set,
 //     a window of the stored text that holds the most distinct query words,
 //     with the byte ranges to highlight.

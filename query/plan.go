@@ -30,6 +30,11 @@ type plan struct {
 	phrases bool
 	// scoring: slots of positive terms with their global term index
 	score []scoreSlot
+	// direct: the plan is exact and the segment keeps every scored term's
+	// frequencies beside its bits (freqs[i] those of score[i]; index.Freqs),
+	// so ranking reads them without the forward index (verifier.loadDirect).
+	direct bool
+	freqs  []index.Freqs
 
 	planner *planner // owns the nodes; see release
 }
@@ -92,6 +97,7 @@ type planner struct {
 	ents   []index.Entry // the lexicon entry of each slot's term
 	score  []scoreSlot
 	rowBuf []int
+	freqs  []index.Freqs
 	dens   []float64 // scratch of finishRows
 	need   []bool    // scratch of verifySlots
 	pl     plan      // the plan it returns, reused
@@ -155,6 +161,16 @@ func (s *Searcher) plan(seg *index.Segment, root Node, q *compiled) (*plan, erro
 		vids: p.pl.vids[:0], vslots: p.pl.vslots[:0]}
 	pl := &p.pl
 	pl.verifySlots()
+	pl.direct = n.exact && !pl.phrases
+	pl.freqs = p.freqs[:0]
+	for _, sc := range pl.score {
+		if !pl.direct {
+			break
+		}
+		f, ok := seg.FreqsOf(pl.ents[sc.slot])
+		pl.freqs, pl.direct = append(pl.freqs, f), ok
+	}
+	p.freqs = pl.freqs
 	return pl, nil
 }
 

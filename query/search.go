@@ -599,8 +599,10 @@ func (s *Searcher) rankCandidates(ctx context.Context, p *plan, v *verifier, c [
 				}
 				continue
 			}
-			if err := v.load(int(doc)); err != nil {
-				return err
+			if !p.direct || !v.loadDirect(int(doc)) {
+				if err := v.load(int(doc)); err != nil {
+					return err
+				}
 			}
 			if !p.root.exact {
 				ok, err := v.check(p.root)

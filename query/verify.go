@@ -89,6 +89,23 @@ func (v *verifier) load(doc int) error {
 	return v.p.seg.ForwardLookup(doc, v.p.ids, v.tf)
 }
 
+// loadDirect reads the frequencies of the plan's scored terms in doc into
+// tf from where the segment keeps them beside its bits (plan.direct), and
+// reports whether it could: a tf of 255 or more is only in the forward
+// index (load). The other slots are left as they are: an exact plan
+// verifies nothing, and ranks on its scored terms alone.
+func (v *verifier) loadDirect(doc int) bool {
+	for i, sc := range v.p.score {
+		tf, ok := v.p.freqs[i].Of(doc)
+		if !ok {
+			return false
+		}
+		v.tf[sc.slot] = tf
+	}
+	v.doc = doc
+	return true
+}
+
 // check evaluates the plan exactly for the loaded document.
 func (v *verifier) check(n *pnode) (bool, error) {
 	if n.exact {

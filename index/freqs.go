@@ -1,0 +1,175 @@
+package index
+
+import (
+	"encoding/binary"
+	"math/bits"
+	"slices"
+)
+
+// Frequencies and lengths. Ranking needs, for every hit it scores, the
+// frequency of each query term and the document's length. The forward
+// index holds both, but reaching a term there costs a few cache misses a
+// document (its offset, its entry, a skip); for the terms whose documents
+// are known exactly, section 13 keeps the frequencies where the matcher
+// finds them in O(1), beside the bits it has just read:
+//
+//   - a private row's: the tf of each of its documents, in document order,
+//     so that document d's is at the row's rank of d (its bits before d):
+//     a directory gives the row's bits before each 512-document block, and
+//     at most eight popcounts the rest;
+//   - a plain list's: the tf of each entry, at the list's byte offset in the
+//     lists section / 2 plus the entry's index (a plain list takes two bytes
+//     an entry, so these ranges never overlap). A chunked list has none (its
+//     bytes there are zero): its term's frequencies are read from the
+//     forward index, as those of terms with shared rows are.
+//
+// A frequency is one byte, min(tf, 255); 255 stands for every tf from 255
+// on, which is then read from the forward index.
+//
+// Section 13, with P private rows, NB = ceil(n/512) blocks, F the bits of
+// the private rows (their rowstats) and L the length of the lists section:
+//
+//	P × NB uint32  the directory: entry (r−1)·NB + b is the bits of private
+//	               row r in the blocks before block b
+//	F bytes        the private rows' frequencies, row after row
+//	L/2 bytes      the lists' frequencies
+//
+// Section 14 is n uint32: the length of each document in indexed tokens
+// (its docs record's tokens field), dense, as BM25 reads it for every hit.
+
+// freqSaturated is the frequency byte of every tf from 255 on.
+const freqSaturated = 255
+
+// freqByte is the frequency byte of tf.
+func freqByte(tf uint32) byte { return byte(min(tf, freqSaturated)) }
+
+// freqsSize is the length of section 13 of a segment with the given header,
+// private-row popcounts (rows 1..P) and lists section length.
+func freqsSize(h segmentHeader, privatePop []uint32, lists int) uint64 {
+	size := 4*uint64(h.PrivateRows)*uint64(blocksOf(h.Docs)) + uint64(lists/2)
+	for _, c := range privatePop {
+		size += uint64(c)
+	}
+	return size
+}
+
+// encodeFreqs makes section 13 from the private rows (row(r), r = 1..P),
+// their frequencies (private[r−1], in document order) and the lists'
+// frequencies (listFreqs, placed by placeListFreqs), padded to lists/2.
+func encodeFreqs(n int, row func(r int) []uint64, private [][]byte, listFreqs []byte, lists int) []byte {
+	nb := blocksOf(n)
+	size := 4*len(private)*nb + lists/2
+	for _, tf := range private {
+		size += len(tf)
+	}
+	out := make([]byte, 0, size)
+	for r := 1; r <= len(private); r++ {
+		words, before := row(r), uint32(0)
+		for b := range nb {
+			out = binary.LittleEndian.AppendUint32(out, before)
+			for _, w := range words[b*BlockWords : (b+1)*BlockWords] {
+				before += uint32(bits.OnesCount64(w))
+			}
+		}
+	}
+	for _, tf := range private {
+		out = append(out, tf...)
+	}
+	out = append(out, listFreqs...)
+	return append(out, make([]byte, lists/2-len(listFreqs))...)
+}
+
+// placeListFreqs puts the frequencies tf of the plain list at byte offset
+// off of the lists section into dst, the lists' frequencies, and returns it.
+func placeListFreqs(dst []byte, off int, tf []byte) []byte {
+	at := off / 2
+	if need := at + len(tf); need > len(dst) {
+		dst = append(dst, make([]byte, need-len(dst))...)
+	}
+	copy(dst[at:], tf)
+	return dst
+}
+
+// freqs reads sections 13 and 14; the rows and the lists must be read.
+func (r *segmentReader) freqs() error {
+	s, h := r.s, r.s.hdr
+	sec, err := r.section(secFreqs)
+	if err != nil {
+		return err
+	}
+	privatePop := s.rowPop[1 : 1+h.PrivateRows]
+	if want := freqsSize(h, privatePop, len(s.lists)); uint64(len(sec)) != want {
+		return r.bad(secFreqs, "%d bytes, want %d", len(sec), want)
+	}
+	dir := 4 * h.PrivateRows * blocksOf(h.Docs)
+	s.freqDir = bytesAsU32(sec[:dir])
+	s.privStart = make([]int, h.PrivateRows+1)
+	for i, c := range privatePop {
+		s.privStart[i+1] = s.privStart[i] + int(c)
+	}
+	s.privFreqs = sec[dir : dir+s.privStart[h.PrivateRows]]
+	s.listFreqs = sec[dir+s.privStart[h.PrivateRows]:]
+
+	lengths, err := r.section(secLengths)
+	if err != nil {
+		return err
+	}
+	if uint64(len(lengths)) != 4*uint64(h.Docs) {
+		return r.bad(secLengths, "%d bytes, want %d documents", len(lengths), h.Docs)
+	}
+	s.lengths = bytesAsU32(lengths)
+	return nil
+}
+
+// Freqs reads one term's frequencies in one segment from section 13,
+// without the forward index (Segment.FreqsOf).
+type Freqs struct {
+	row  []uint64 // a private row
+	dir  []uint32 // its directory
+	list []uint16 // or a plain list
+	tf   []byte   // the row's or the list's frequencies
+}
+
+// FreqsOf returns the frequencies of a term from its entry; false when the
+// segment keeps them only in the forward index (a term with shared rows or
+// a chunked list).
+func (s *Segment) FreqsOf(e Entry) (Freqs, bool) {
+	t := e.treat
+	switch {
+	case t&privateFlag != 0:
+		r, nb := int(t&^privateFlag), blocksOf(s.hdr.Docs)
+		return Freqs{row: s.Row(r), dir: s.freqDir[(r-1)*nb : r*nb], tf: s.privFreqs[s.privStart[r-1]:s.privStart[r]]}, true
+	case t&listFlag != 0 && t&chunkedFlag == 0:
+		at := int(t &^ listFlag)
+		return Freqs{list: s.list(t, e.DF).plain, tf: s.listFreqs[at : at+e.DF]}, true
+	}
+	return Freqs{}, false
+}
+
+// Of returns the term's frequency in document doc (0 when doc does not hold
+// it); false when it must be read from the forward index instead (a tf of
+// 255 or more).
+func (f *Freqs) Of(doc int) (uint32, bool) {
+	var i int
+	if f.row != nil {
+		w, bit := doc>>6, uint64(1)<<(doc&63)
+		if f.row[w]&bit == 0 {
+			return 0, true
+		}
+		b := doc / BlockDocs
+		i = int(f.dir[b]) + bits.OnesCount64(f.row[w]&(bit-1))
+		for _, x := range f.row[b*BlockWords : w] {
+			i += bits.OnesCount64(x)
+		}
+	} else {
+		j, ok := slices.BinarySearch(f.list, uint16(doc))
+		if !ok {
+			return 0, true
+		}
+		i = j
+	}
+	if i >= len(f.tf) || f.tf[i] == freqSaturated {
+		return 0, false // (a directory past its row is damage: the forward index decides)
+	}
+	return uint32(f.tf[i]), true
+}
