@@ -89,12 +89,12 @@ corpora:
 LOADTEST_INDEX   ?= /var/tmp/bitsieve-prose-index
 LOADTEST_QUERIES ?= ../shared/queries/*.txt
 loadtest: build
-	@test -f '$(LOADTEST_INDEX)/MANIFEST' || ./$(BIN) index --index '$(LOADTEST_INDEX)' "$${BITSIEVE_CORPORA:-/var/tmp/bitsieve-corpora}/prose.jsonl"
+	@./$(BIN) stats --index '$(LOADTEST_INDEX)' >/dev/null 2>&1 || ./$(BIN) index --rebuild --index '$(LOADTEST_INDEX)' "$${BITSIEVE_CORPORA:-/var/tmp/bitsieve-corpora}/prose.jsonl"
 	$(GO) run ./tools/loadtest -bin $(BIN) -index '$(LOADTEST_INDEX)' -queries '$(LOADTEST_QUERIES)' -c 64 -d 30s $(LOADTEST_FLAGS)
 
 # Fair admission under a flood: 4 clients send cheap probes while 16 others
 # send an expensive query back to back, for 20 s (same index as loadtest).
 LOADTEST_HEAVY ?= "1 n" OR "n 2" OR "2 n" OR "v 1" OR "1 v" OR "adj 1" OR "1 adj"
 loadtest-heavy: build
-	@test -f '$(LOADTEST_INDEX)/MANIFEST' || ./$(BIN) index --index '$(LOADTEST_INDEX)' "$${BITSIEVE_CORPORA:-/var/tmp/bitsieve-corpora}/prose.jsonl"
+	@./$(BIN) stats --index '$(LOADTEST_INDEX)' >/dev/null 2>&1 || ./$(BIN) index --rebuild --index '$(LOADTEST_INDEX)' "$${BITSIEVE_CORPORA:-/var/tmp/bitsieve-corpora}/prose.jsonl"
 	$(GO) run ./tools/loadtest -bin $(BIN) -index '$(LOADTEST_INDEX)' -queries tools/loadtest/probes.txt -c 4 -d 20s -heavy '$(LOADTEST_HEAVY)' -heavy-c 16 $(LOADTEST_FLAGS)
