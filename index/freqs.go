@@ -19,9 +19,10 @@ import (
 //     at most eight popcounts the rest;
 //   - a plain list's: the tf of each entry, at the list's byte offset in the
 //     lists section / 2 plus the entry's index (a plain list takes two bytes
-//     an entry, so these ranges never overlap). A chunked list has none (its
-//     bytes there are zero): its term's frequencies are read from the
-//     forward index, as those of terms with shared rows are.
+//     an entry, so these ranges never overlap). A chunked list has none:
+//     its term's frequencies are read from the forward index, as those of
+//     terms with shared rows are. Every byte outside the plain lists'
+//     ranges is zero.
 //
 // A frequency is one byte, min(tf, 255); 255 stands for every tf from 255
 // on, which is then read from the forward index.
