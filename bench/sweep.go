@@ -197,7 +197,7 @@ func RunSweep(ctx context.Context, src string, w Workload, sets []SweepSet, opt 
 func sweepOne(ctx context.Context, src, dir string, set SweepSet, w Workload, opt Options) (SweepPoint, *Report, error) {
 	pt := SweepPoint{Label: SetLabel(set), Params: sweepParams(set), Default: set == defaultSet}
 	start := time.Now()
-	if err := index.ResealWith(src, dir, set.Params, index.ResealOptions{Order: set.Order, Seed: 1}); err != nil {
+	if err := index.Reseal(src, dir, set.Params, index.ResealOptions{Order: set.Order, Seed: 1}); err != nil {
 		return pt, nil, err
 	}
 	pt.ResealSeconds = time.Since(start).Seconds()
@@ -600,7 +600,7 @@ func (r *Report) sweepHTMLData() htmlData {
 	}
 	d.Tables = append(d.Tables, st)
 	d.Method = []string{
-		"For each parameter set, the benchmark index is resealed into a temporary directory (index.ResealWith): the same segments with the same documents, in the same order unless the set names another, every segment rebuilt from its forward index and stored text with the set's parameters. The inverted engine's postings are then built over it in memory; they are the same for every set that keeps the order, and each set's size ratio is to the postings over its own order.",
+		"For each parameter set, the benchmark index is resealed into a temporary directory (index.Reseal): the same segments with the same documents, in the same order unless the set names another, every segment rebuilt from its forward index and stored text with the set's parameters. The inverted engine's postings are then built over it in memory; they are the same for every set that keeps the order, and each set's size ratio is to the postings over its own order.",
 		fmt.Sprintf("Each set runs the same workload: an untimed pass checks that both engines give every query the same full match set and first page, and counts the signature's candidates and hits; after a warm-up pass, every query runs through the signature engine, then the inverted engine, %d times, single-threaded; its latency is the median of its runs. The ratio divides the signature engine's p50 by the inverted engine's p50 of the same runs, so load from elsewhere falls on both.", r.Reps),
 		"Bits per posting divide the signature's own structure (term rows without the live row, plus list entries of 16 bits) by Σ df. FP is the share of candidates that verification rejected.",
 	}

@@ -5,13 +5,17 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
-	"github.com/bitsieve/bitsieve/internal/sectioned"
 	"io"
 	"math"
 	"math/bits"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/bitsieve/bitsieve/internal/bitrow"
+	"github.com/bitsieve/bitsieve/internal/doclist"
+	"github.com/bitsieve/bitsieve/internal/impact"
+	"github.com/bitsieve/bitsieve/internal/sectioned"
 )
 
 // Document is one document handed to a Writer. Text is what is analyzed and
@@ -446,8 +450,8 @@ func (b *segmentBuilder) postDocument(doc int, d *analyzedDoc, nb int, sc *postS
 		for _, r := range b.rowsOf[b.rowStart[id]:b.rowStart[id+1]] {
 			b.sig.set(doc, int(r))
 			if int(r) < firstHigh {
-				at := 2 * ((int(r)-1)*nb + doc/BlockDocs)
-				addImpact(b.impacts[at:at+2], int(t.tf), d.tokens)
+				at := 2 * ((int(r)-1)*nb + doc/bitrow.BlockDocs)
+				impact.Add(b.impacts[at:at+2], int(t.tf), d.tokens)
 			}
 		}
 	}
@@ -495,7 +499,7 @@ func (b *segmentBuilder) encodeLists() {
 		start := b.treat[id] &^ listFlag
 		off := len(b.lists)
 		var chunked bool
-		b.lists, chunked = appendList(b.lists, b.listDocs[start:start+b.listFill[id]])
+		b.lists, chunked = doclist.Append(b.lists, b.listDocs[start:start+b.listFill[id]])
 		b.treat[id] = listFlag | uint32(off/2)
 		if chunked {
 			b.treat[id] |= chunkedFlag

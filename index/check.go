@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"github.com/bitsieve/bitsieve/internal/bitrow"
-	"github.com/bitsieve/bitsieve/internal/mmap"
 	"path/filepath"
 	"slices"
+
+	"github.com/bitsieve/bitsieve/internal/bitrow"
+	"github.com/bitsieve/bitsieve/internal/doclist"
+	"github.com/bitsieve/bitsieve/internal/impact"
+	"github.com/bitsieve/bitsieve/internal/mmap"
 
 	"github.com/cespare/xxhash/v2"
 )
@@ -191,7 +194,7 @@ func (s *Segment) checkDictionary(p *segmentProblems) {
 			nl++
 			size := 2 * df
 			if s.List(TermID(id)).Chunked() {
-				size = chunkedEnd(s.lists[t.ListAt:], df, (n+255)/256)
+				size = doclist.ChunkedEnd(s.lists[t.ListAt:], df, (n+255)/256)
 				size += size % 2
 			}
 			listed += size
@@ -211,7 +214,7 @@ func (s *Segment) checkDictionary(p *segmentProblems) {
 // checkRows checks the rows: popcounts as counted, no bits past the last
 // document, and the live row as built (every document set).
 func (s *Segment) checkRows(p *segmentProblems) {
-	for r := 0; r < s.NumRows(); r++ {
+	for r := 0; r < s.numRows(); r++ {
 		row := s.Row(r)
 		if bitrow.Count(row) != s.RowCount(r) {
 			p.bad("rowstats", "row %d has %d bits, its count says %d", r, bitrow.Count(row), s.RowCount(r))
@@ -291,14 +294,14 @@ func (s *Segment) checkForward(p *segmentProblems, terms []string, lists [][]uin
 			if t.Private {
 				private[t.Row-1] = append(private[t.Row-1], freqByte(pt.TF))
 			}
-			rows = s.TermRows(rows[:0], terms[pt.Term], pt.Term)
+			rows = s.rowsOfTerm(rows[:0], terms[pt.Term], pt.Term)
 			for _, r := range rows {
 				if c := d >> s.RowRank(r); s.Row(r)[c/64]&(1<<(c%64)) == 0 {
 					p.bad("rows", "document %d contains %q but row %d lacks its bit", d, terms[pt.Term], r)
 				}
 				if s.RowRank(r) == 0 {
-					at := 2 * ((r-1)*nb + d/BlockDocs)
-					addImpact(impacts[at:at+2], int(pt.TF), s.docRecord(d).tokens())
+					at := 2 * ((r-1)*nb + d/bitrow.BlockDocs)
+					impact.Add(impacts[at:at+2], int(pt.TF), s.docRecord(d).tokens())
 				}
 			}
 		}
@@ -400,9 +403,9 @@ func (s *Segment) checkPositions(terms []string, bad func(sec, format string, a 
 			if !s.PairsIndexed(s.Treatment(a), s.Treatment(b)) {
 				continue
 			}
-			h := pairHash(termHash(terms[a]), termHash(terms[b]))
-			pairs = append(pairs, h)
-			rows = s.PairRows(rows[:0], h)
+			ha, hb := termHash(terms[a]), termHash(terms[b])
+			pairs = append(pairs, pairHash(ha, hb))
+			rows = s.PairRows(rows[:0], ha, hb)
 			for _, r := range rows {
 				if s.Row(r)[d/64]&(1<<(d%64)) == 0 {
 					bad("rows", "document %d has the pair %q %q but row %d lacks its bit", d, terms[a], terms[b], r)

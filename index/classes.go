@@ -2,11 +2,6 @@ package index
 
 import "slices"
 
-// MinSegmentDocs is the fewest documents a segment gets when the writer can
-// choose: a row is never shorter than one 512-document block, so a segment
-// of a handful of documents would spend a whole cache line per row on them.
-const MinSegmentDocs = 512
-
 // classBand is the band of length classes that may share a segment: classes
 // 2b and 2b+1, documents of 2^(2b-1) to 2^(2b+1)-1 distinct terms. A band
 // spans a factor of four in length, so no document of a segment sets more

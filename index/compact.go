@@ -29,8 +29,8 @@ type CompactPolicy struct {
 // CompactOptions configure Compact.
 type CompactOptions struct {
 	Params          Params // signature parameters of merged segments; default DefaultParams
-	Capacity        int    // most documents per segment; default DefaultCapacity
-	MaxSegmentBytes int64  // most text bytes per segment; default DefaultMaxSegmentBytes
+	Capacity        int    // most documents per segment; default 65,536
+	MaxSegmentBytes int64  // most text bytes per segment; default 128 MiB
 	MemoryBudget    int64  // most bytes of documents held while merging; default DefaultMemoryBudget
 
 	// All merges every segment that has deleted documents or is not full,

@@ -98,7 +98,7 @@
 // deleted documents' bits, and every query ANDs that row, so a deleted
 // document is never a candidate. BM25 uses live documents only: at open, the
 // deleted documents' forward entries are subtracted from the segment's df
-// (Segment.LiveDF) and their lengths from its token count (AvgDocLen); the
+// (Segment.LiveDFOf) and their lengths from its token count (AvgDocLen); the
 // cost is proportional to the deleted documents, which compaction keeps few.
 // Row treatments stay those chosen for the df at seal time until a merge
 // recomputes them.

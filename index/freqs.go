@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"math/bits"
 	"slices"
+
+	"github.com/bitsieve/bitsieve/internal/bitrow"
 )
 
 // Frequencies and lengths. Ranking needs, for every hit it scores, the
@@ -68,7 +70,7 @@ func encodeFreqs(n int, row func(r int) []uint64, private [][]byte, listFreqs []
 		words, before := row(r), uint32(0)
 		for b := range nb {
 			out = binary.LittleEndian.AppendUint32(out, before)
-			for _, w := range words[b*BlockWords : (b+1)*BlockWords] {
+			for _, w := range words[b*bitrow.BlockWords : (b+1)*bitrow.BlockWords] {
 				before += uint32(bits.OnesCount64(w))
 			}
 		}
@@ -142,7 +144,7 @@ func (s *Segment) FreqsOf(e Entry) (Freqs, bool) {
 		return Freqs{row: s.Row(r), dir: s.freqDir[(r-1)*nb : r*nb], tf: s.privFreqs[s.privStart[r-1]:s.privStart[r]]}, true
 	case t&listFlag != 0 && t&chunkedFlag == 0:
 		at := int(t &^ listFlag)
-		return Freqs{list: s.list(t, e.DF).plain, tf: s.listFreqs[at : at+e.DF]}, true
+		return Freqs{list: s.list(t, e.DF).Plain(), tf: s.listFreqs[at : at+e.DF]}, true
 	}
 	return Freqs{}, false
 }
@@ -157,9 +159,9 @@ func (f *Freqs) Of(doc int) (uint32, bool) {
 		if f.row[w]&bit == 0 {
 			return 0, true
 		}
-		b := doc / BlockDocs
+		b := doc / bitrow.BlockDocs
 		i = int(f.dir[b]) + bits.OnesCount64(f.row[w]&(bit-1))
-		for _, x := range f.row[b*BlockWords : w] {
+		for _, x := range f.row[b*bitrow.BlockWords : w] {
 			i += bits.OnesCount64(x)
 		}
 	} else {

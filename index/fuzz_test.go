@@ -117,18 +117,18 @@ func exercise(s *Segment) {
 	}
 	n := 0
 	s.Terms(func(term string, id TermID) bool {
-		rows = s.TermRows(rows[:0], term, id)
+		rows = s.rowsOfTerm(rows[:0], term, id)
 		for _, r := range rows {
 			s.Row(r)
 			s.RowCount(r)
 		}
 		s.DF(id)
-		s.LiveDF(id)
+		s.liveDF(id)
 		s.Lookup(term)
 		n++
 		return n < 256
 	})
-	s.PrefixTerms("w1", func(string, TermID) bool { return true })
+	s.prefixTerms("w1", func(string, TermID) bool { return true })
 	s.Sections()
 	s.Postings()
 }

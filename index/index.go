@@ -2,10 +2,12 @@ package index
 
 import (
 	"fmt"
-	"github.com/bitsieve/bitsieve/internal/mmap"
 	"os"
 	"path/filepath"
+	"reflect"
 	"sync"
+
+	"github.com/bitsieve/bitsieve/internal/mmap"
 )
 
 // Index is a read-only snapshot of an index directory: the segments named by
@@ -108,7 +110,7 @@ func openManifest(dir string, m *Manifest, verify verifyLevel) (*Index, error) {
 	}
 	for _, s := range ix.segs {
 		ix.docs += s.NumLive()
-		ix.tokens += s.LiveTokens()
+		ix.tokens += s.liveTokens
 	}
 	return ix, nil
 }
@@ -207,6 +209,16 @@ func (ix *Index) Manifest() Manifest {
 	m := *ix.manifest
 	m.Segments = append([]ManifestSegment(nil), m.Segments...)
 	return m
+}
+
+// IsCurrent reports whether the directory's MANIFEST still describes this
+// snapshot: it is whole (its checksum holds) and says what the snapshot's
+// says. After a commit it does not; nor after a MANIFEST was rewritten
+// without a new generation, whatever its generation reads: open the index
+// again to see what it now holds.
+func (ix *Index) IsCurrent() bool {
+	m, err := readManifest(ix.dir)
+	return err == nil && reflect.DeepEqual(m, ix.manifest)
 }
 
 // Lexicon is the snapshot's term table: one lookup finds a word in every

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bitsieve/bitsieve/internal/doclist"
 	"github.com/bitsieve/bitsieve/tokenize"
 )
 
@@ -162,12 +163,12 @@ func TestTreatment(t *testing.T) {
 	if tr := noLists.treat(4, 100); tr.Private || tr.List || tr.K != 4 {
 		t.Errorf("f=0.04 of 100 without lists: got %+v, want k=4", tr)
 	}
-	// f = 1/65536: a list by default; past MaxListDocs 3 + 6 rows.
+	// f = 1/65536: a list by default; past doclist.MaxDocs 3 + 6 rows.
 	if tr := p.treat(1, 65536); !tr.List {
 		t.Errorf("f=1/65536: got %+v, want a list", tr)
 	}
-	if tr := p.treat(1, MaxListDocs+1); tr.List || tr.K != 3 || tr.KHigh != 6 {
-		t.Errorf("a segment of %d documents: got %+v, want 3+6 shared rows", MaxListDocs+1, tr)
+	if tr := p.treat(1, doclist.MaxDocs+1); tr.List || tr.K != 3 || tr.KHigh != 6 {
+		t.Errorf("a segment of %d documents: got %+v, want 3+6 shared rows", doclist.MaxDocs+1, tr)
 	}
 	// The defaults (snr 30) at the list cut, f = 1/256: six rows, four at
 	// rank 0 and two at rank 3: 0.2^4·(7 + 0.2^2·256) ≤ 1/30.

@@ -7,10 +7,12 @@ import (
 	"container/heap"
 	"encoding/binary"
 	"fmt"
-	"github.com/bitsieve/bitsieve/internal/mmap"
 	"io"
 	"path/filepath"
 	"sync"
+
+	"github.com/bitsieve/bitsieve/internal/doclist"
+	"github.com/bitsieve/bitsieve/internal/mmap"
 )
 
 // The lexicon is the index-wide term table of one generation: every word of
@@ -224,11 +226,8 @@ func (lx *Lexicon) attach(segs []*Segment) error {
 	return nil
 }
 
-// NumWords is the number of distinct words in the index.
-func (lx *Lexicon) NumWords() int { return lx.words }
-
-// NumEntries is the number of (word, segment) pairs.
-func (lx *Lexicon) NumEntries() int64 { return lx.entries }
+// numWords is the number of distinct words in the index.
+func (lx *Lexicon) numWords() int { return lx.words }
 
 // Bytes is the size of the lexicon file.
 func (lx *Lexicon) Bytes() int64 { return int64(len(lx.data)) }
@@ -427,7 +426,7 @@ func (lx *Lexicon) entry(ord, id, df, code int) (Entry, bool) {
 		return e, 2*v+2*df <= l.lists
 	default:
 		off := 2 * v
-		return e, off < l.lists && chunkedEnd(l.list[off:], df, l.chunks) > 0
+		return e, off < l.lists && doclist.ChunkedEnd(l.list[off:], df, l.chunks) > 0
 	}
 }
 

@@ -56,11 +56,9 @@ func (s ManifestSegment) Live() int { return s.Docs - s.Deleted }
 // the format version is part of the name.
 func segmentFileName(seq uint64) string { return fmt.Sprintf("%08d.v%d.seg", seq, formatVersion) }
 
-// ReadManifest reads and verifies dir's MANIFEST (its checksum, format and
+// readManifest reads and verifies dir's MANIFEST (its checksum, format and
 // file names) without opening the files it names; Open also checks every
 // field against them.
-func ReadManifest(dir string) (*Manifest, error) { return readManifest(dir) }
-
 func readManifest(dir string) (*Manifest, error) {
 	path := filepath.Join(dir, ManifestName)
 	b, err := os.ReadFile(path)

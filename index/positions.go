@@ -33,13 +33,13 @@ import (
 // offset finds that token first, at its position, when the analyzer is
 // Restartable (tokenize).
 
-// MarkStride is the number of kept tokens between two marks of a positions
+// markStride is the number of kept tokens between two marks of a positions
 // entry.
-const MarkStride = 32
+const markStride = 32
 
 // appendPositionsEntry encodes a document's tokens, given in text order by
 // their term's index in the forward entry (locals, below distinct) and
-// position, with the byte offset of every MarkStride-th token, as an entry.
+// position, with the byte offset of every markStride-th token, as an entry.
 // It sets listOff[t] (len(listOff) ≥ distinct) to the offset of term t's
 // list from the first list, for the forward entry's skips.
 func appendPositionsEntry(dst []byte, locals, positions, offsets []uint32, distinct int, listOff []uint32) []byte {
@@ -47,7 +47,7 @@ func appendPositionsEntry(dst []byte, locals, positions, offsets []uint32, disti
 	var marks []byte
 	prevPos, prevOff := uint32(0), uint32(0)
 	for c, off := range offsets {
-		p := positions[c*MarkStride]
+		p := positions[c*markStride]
 		marks = binary.AppendUvarint(marks, uint64(p-prevPos))
 		marks = binary.AppendUvarint(marks, uint64(off-prevOff))
 		prevPos, prevOff = p, off
@@ -192,7 +192,7 @@ func decodePositionsEntry(e []byte, tfs []uint32, locals, positions, offsets []u
 		positions = append(positions, t.pos)
 	}
 	pos, off := uint64(0), uint64(0)
-	for c := 0; c < int(k+MarkStride-1)/MarkStride; c++ {
+	for c := 0; c < int(k+markStride-1)/markStride; c++ {
 		dp, n1 := binary.Uvarint(marks)
 		if n1 <= 0 {
 			return locals, positions, offsets, fmt.Errorf("mark %d does not decode", c)
@@ -203,8 +203,8 @@ func decodePositionsEntry(e []byte, tfs []uint32, locals, positions, offsets []u
 		}
 		marks = marks[n1+n2:]
 		pos, off = pos+dp, off+do
-		if pos != uint64(toks[c*MarkStride].pos) || off > 1<<32-1 {
-			return locals, positions, offsets, fmt.Errorf("mark %d is at position %d, its token at %d", c, pos, toks[c*MarkStride].pos)
+		if pos != uint64(toks[c*markStride].pos) || off > 1<<32-1 {
+			return locals, positions, offsets, fmt.Errorf("mark %d is at position %d, its token at %d", c, pos, toks[c*markStride].pos)
 		}
 		offsets = append(offsets, uint32(off))
 	}
@@ -299,7 +299,7 @@ func (r *PositionReader) ReadMarks(doc int) error {
 	}
 	r.mpos, r.moff = r.mpos[:0], r.moff[:0]
 	pos, off := uint64(0), uint64(0)
-	for c := uint64(0); c < (k+MarkStride-1)/MarkStride; c++ {
+	for c := uint64(0); c < (k+markStride-1)/markStride; c++ {
 		dp, n1 := binary.Uvarint(marks)
 		if n1 <= 0 {
 			return s.badPositions(doc, fmt.Sprintf("mark %d does not decode", c))
@@ -319,7 +319,7 @@ func (r *PositionReader) ReadMarks(doc int) error {
 func (r *PositionReader) Marks() int { return len(r.mpos) }
 
 // Mark returns mark c of the document last given to ReadMarks: the byte
-// offset in its text of kept token c·MarkStride, and that token's position.
+// offset in its text of kept token c·markStride, and that token's position.
 // Analysis of the text from that offset finds the token first, when the
 // analyzer is Restartable (tokenize).
 func (r *PositionReader) Mark(c int) (offset, pos int) { return int(r.moff[c]), int(r.mpos[c]) }
@@ -337,7 +337,7 @@ func (s *Segment) badPositions(doc int, detail string) error {
 // an entry.
 
 // appendTokens encodes tokens (local, position) in text order, with the
-// byte offsets of every MarkStride-th token, as a stream.
+// byte offsets of every markStride-th token, as a stream.
 func appendTokens(dst []byte, locals, positions, offsets []uint32) []byte {
 	dst = binary.AppendUvarint(dst, uint64(len(locals)))
 	prev := uint32(0)
@@ -369,7 +369,7 @@ func decodeTokens(b []byte, distinct int, locals, positions, offsets []uint32) (
 	}
 	b = b[n:]
 	off := uint64(0)
-	for c := uint64(0); c < (k+MarkStride-1)/MarkStride; c++ {
+	for c := uint64(0); c < (k+markStride-1)/markStride; c++ {
 		d, n := binary.Uvarint(b)
 		if n <= 0 {
 			return locals, positions, offsets, bad
@@ -407,18 +407,15 @@ func decodeTokens(b []byte, distinct int, locals, positions, offsets []uint32) (
 // bits, XOR b. Pairs are signature terms of their own (see Params.PairK).
 func pairHash(a, b uint64) uint64 { return rankHash(bits.RotateLeft64(a, 32) ^ b) }
 
-// PairHash is pairHash for the query planner: the hash of the pair of words
-// with hashes a and b (tokenize.Hash), a directly before b.
-func PairHash(a, b uint64) uint64 { return pairHash(a, b) }
-
-// PairRows appends to dst the shared rows of the word pair of hash h
-// (PairHash), or nothing when the segment indexes no pairs. Pairs are only
-// indexed where both words have private rows (PairsIndexed).
-func (s *Segment) PairRows(dst []int, h uint64) []int {
+// PairRows appends to dst the shared rows of the word pair (a, b), from the
+// hashes of its words (tokenize.Hash), a directly before b; or nothing when
+// the segment indexes no pairs. Pairs are only indexed where both words have
+// private rows (PairsIndexed).
+func (s *Segment) PairRows(dst []int, a, b uint64) []int {
 	if s.hdr.PairK == 0 {
 		return dst
 	}
-	return termRows(dst, h, s.hdr.PairK, 0, 1+s.hdr.PrivateRows, s.hdr.SharedRows, s.hdr.HighRows)
+	return termRows(dst, pairHash(a, b), s.hdr.PairK, 0, 1+s.hdr.PrivateRows, s.hdr.SharedRows, s.hdr.HighRows)
 }
 
 // PairsIndexed reports whether the segment set the pair rows of two words

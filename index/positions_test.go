@@ -78,12 +78,12 @@ func TestForwardAndPositions(t *testing.T) {
 			if err := pr.ReadMarks(d); err != nil {
 				t.Fatal(err)
 			}
-			if pr.Marks() != (len(toks)+MarkStride-1)/MarkStride {
+			if pr.Marks() != (len(toks)+markStride-1)/markStride {
 				t.Fatalf("%s: %d marks for %d tokens", s.DocKey(d), pr.Marks(), len(toks))
 			}
 			for c := 0; c < pr.Marks(); c++ {
-				if off, p := pr.Mark(c); off != toks[c*MarkStride].Start || p != toks[c*MarkStride].Pos {
-					t.Fatalf("%s: mark %d at %d (position %d), want %d (%d)", s.DocKey(d), c, off, p, toks[c*MarkStride].Start, toks[c*MarkStride].Pos)
+				if off, p := pr.Mark(c); off != toks[c*markStride].Start || p != toks[c*markStride].Pos {
+					t.Fatalf("%s: mark %d at %d (position %d), want %d (%d)", s.DocKey(d), c, off, p, toks[c*markStride].Start, toks[c*markStride].Pos)
 				}
 			}
 		}

@@ -3,6 +3,8 @@ package index
 import (
 	"math"
 	"math/bits"
+
+	"github.com/bitsieve/bitsieve/internal/bitrow"
 )
 
 // SignatureQuality measures a segment's shared rows against the theory of
@@ -38,7 +40,7 @@ func (s *Segment) Quality() (SignatureQuality, error) {
 	for r := first; r < first+h.SharedRows; r++ {
 		set0 += s.RowCount(r)
 	}
-	for r := first + h.SharedRows; r < s.NumRows(); r++ {
+	for r := first + h.SharedRows; r < s.numRows(); r++ {
 		setH += s.RowCount(r)
 	}
 	cols0 := h.Docs
@@ -82,9 +84,9 @@ func (s *Segment) Quality() (SignatureQuality, error) {
 	}
 	var rows []int
 	for _, st := range terms {
-		rows = s.TermRows(rows[:0], st.term, st.id)
+		rows = s.rowsOfTerm(rows[:0], st.term, st.id)
 		n := s.admitted(rows)
-		q.MeasuredFP += int64(max(0, n-s.LiveDF(st.id)))
+		q.MeasuredFP += int64(max(0, n-s.liveDF(st.id)))
 		q.PredictedFP += expectedFP(st.t, s.DF(st.id), h.Docs, h.Rank, q.Theory, q.HighTheory)
 	}
 
@@ -159,19 +161,19 @@ func (s *Segment) termGroups() ([]int, error) {
 }
 
 // docWord is word i of row r as document bits: the word itself at rank 0,
-// the bits of its groups expanded (ExpandRank) at a higher rank.
+// the bits of its groups expanded (bitrow.ExpandRank) at a higher rank.
 func (s *Segment) docWord(r, i int) uint64 {
 	row, rk := s.Row(r), s.RowRank(r)
 	if rk == 0 {
 		return row[i]
 	}
 	per := 512 >> rk
-	off := i / BlockWords * per
+	off := i / bitrow.BlockWords * per
 	hb := row[off/64] >> (off % 64)
 	if per < 64 {
 		hb &= 1<<per - 1
 	}
-	var out [BlockWords]uint64
-	ExpandRank(hb, rk, &out)
-	return out[i%BlockWords]
+	var out [bitrow.BlockWords]uint64
+	bitrow.ExpandRank(hb, rk, &out)
+	return out[i%bitrow.BlockWords]
 }

@@ -15,23 +15,6 @@ import (
 // DefaultParams elsewhere but is not valid itself.
 func (p Params) Validate() error { return p.validate() }
 
-// Reseal writes a new, complete index in dst holding the live documents of
-// the index in src, with every segment rebuilt with the signature parameters
-// p (the zero Params: DefaultParams). Only the parameters differ: segment
-// follows segment in the same order, each with the same documents in the
-// same order and the same length class, so local document ids stay the same
-// wherever src has no deleted documents. src is read, never changed.
-//
-// Segments are rebuilt as a merge rebuilds them (see merge): from the
-// forward index and the stored text, each text checked against its hash,
-// without analysis, several segments at a time. Every file is written to a
-// temporary name, fsynced and renamed, and the MANIFEST last, so dst holds
-// an index only once it is complete. dst must not exist or be an empty
-// directory; on failure, whatever Reseal wrote there is removed.
-func Reseal(src, dst string, p Params) error {
-	return ResealWith(src, dst, p, ResealOptions{})
-}
-
 // ResealOptions change how Reseal lays out documents.
 type ResealOptions struct {
 	// Order is the order of documents within each segment (OrderKept: as in
@@ -40,8 +23,21 @@ type ResealOptions struct {
 	Seed  uint64 // of OrderShuffled
 }
 
-// ResealWith is Reseal with options.
-func ResealWith(src, dst string, p Params, opt ResealOptions) error {
+// Reseal writes a new, complete index in dst holding the live documents of
+// the index in src, with every segment rebuilt with the signature parameters
+// p (the zero Params: DefaultParams). Only the parameters differ, and the
+// order of documents if opt asks for another: segment follows segment in the
+// same order, each with the same documents and the same length class, so
+// with OrderKept local document ids stay the same wherever src has no
+// deleted documents. src is read, never changed.
+//
+// Segments are rebuilt as a merge rebuilds them (see merge): from the
+// forward index and the stored text, each text checked against its hash,
+// without analysis, several segments at a time. Every file is written to a
+// temporary name, fsynced and renamed, and the MANIFEST last, so dst holds
+// an index only once it is complete. dst must not exist or be an empty
+// directory; on failure, whatever Reseal wrote there is removed.
+func Reseal(src, dst string, p Params, opt ResealOptions) error {
 	if p == (Params{}) {
 		p = DefaultParams
 	}

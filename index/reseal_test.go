@@ -53,7 +53,7 @@ func TestResealKeepsDocumentsLayoutAndAnswers(t *testing.T) {
 	src, dst := filepath.Join(tmp, "src"), filepath.Join(tmp, "dst")
 	sampleWithDeletes(t, src)
 	p := index.Params{Density: 0.2, SNR: 5, KMin: 1, KMax: 12, ListDensity: 0}
-	if err := index.Reseal(src, dst, p); err != nil {
+	if err := index.Reseal(src, dst, p, index.ResealOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	rep, err := index.Check(dst)
@@ -223,22 +223,22 @@ func TestResealRefusesAndCleansUp(t *testing.T) {
 	full := filepath.Join(tmp, "full")
 	os.Mkdir(full, 0o755)
 	os.WriteFile(filepath.Join(full, "notes.txt"), []byte("mine"), 0o644)
-	if err := index.Reseal(src, full, index.DefaultParams); err == nil || !strings.Contains(err.Error(), "not empty") {
+	if err := index.Reseal(src, full, index.DefaultParams, index.ResealOptions{}); err == nil || !strings.Contains(err.Error(), "not empty") {
 		t.Fatalf("reseal into a non-empty directory: %v", err)
 	}
 	if ents, _ := os.ReadDir(full); len(ents) != 1 {
 		t.Fatalf("the refused directory holds %d entries", len(ents))
 	}
-	if err := index.Reseal(src, src, index.DefaultParams); err == nil {
+	if err := index.Reseal(src, src, index.DefaultParams, index.ResealOptions{}); err == nil {
 		t.Fatal("reseal of an index onto itself succeeded")
 	}
 
 	// Bad parameters and a missing source leave nothing behind.
 	bad := filepath.Join(tmp, "bad")
-	if err := index.Reseal(src, bad, index.Params{Density: 0.1, SNR: 10, KMin: 1, KMax: 12, ListDensity: 0.5}); err == nil {
+	if err := index.Reseal(src, bad, index.Params{Density: 0.1, SNR: 10, KMin: 1, KMax: 12, ListDensity: 0.5}, index.ResealOptions{}); err == nil {
 		t.Fatal("a list density above the row density was accepted")
 	}
-	if err := index.Reseal(filepath.Join(tmp, "nothing"), bad, index.DefaultParams); err == nil {
+	if err := index.Reseal(filepath.Join(tmp, "nothing"), bad, index.DefaultParams, index.ResealOptions{}); err == nil {
 		t.Fatal("reseal of a missing index succeeded")
 	}
 	if _, err := os.Stat(bad); !os.IsNotExist(err) {
@@ -248,7 +248,7 @@ func TestResealRefusesAndCleansUp(t *testing.T) {
 	// An existing empty directory is fine; the zero Params are the defaults.
 	empty := filepath.Join(tmp, "empty")
 	os.Mkdir(empty, 0o755)
-	if err := index.Reseal(src, empty, index.Params{}); err != nil {
+	if err := index.Reseal(src, empty, index.Params{}, index.ResealOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	ix, err := index.Open(empty)
@@ -283,7 +283,7 @@ func TestResealOrders(t *testing.T) {
 	qs := append(wordsOf(t, a, 80), "python exception", `"standard library"`, "lambda -python", "pyth*", "file OR directory")
 	for _, o := range []index.DocOrder{index.OrderShuffled, index.OrderMinHash} {
 		dst := filepath.Join(tmp, o.String())
-		if err := index.ResealWith(src, dst, index.DefaultParams, index.ResealOptions{Order: o, Seed: 3}); err != nil {
+		if err := index.Reseal(src, dst, index.DefaultParams, index.ResealOptions{Order: o, Seed: 3}); err != nil {
 			t.Fatal(err)
 		}
 		if rep, err := index.Check(dst); err != nil || len(rep.Problems) > 0 {

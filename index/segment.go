@@ -5,13 +5,14 @@ import (
 	"cmp"
 	"encoding/binary"
 	"fmt"
-	"github.com/bitsieve/bitsieve/internal/mmap"
-
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/bitsieve/bitsieve/internal/doclist"
+	"github.com/bitsieve/bitsieve/internal/mmap"
 
 	"github.com/klauspost/compress/zstd"
 )
@@ -145,12 +146,12 @@ func (r *segmentReader) params() error {
 		return r.bad(secParams, "the reserved bytes or the analyzer name are damaged")
 	}
 	if h.Docs < 0 || h.RowWords != rowWords(h.Docs) || h.Terms < 0 ||
-		h.Lists < 0 || (h.Lists > 0 && h.Docs > MaxListDocs) {
+		h.Lists < 0 || (h.Lists > 0 && h.Docs > doclist.MaxDocs) {
 		return r.bad(secParams, "inconsistent parameters (docs %d, row words %d, lists %d)", h.Docs, h.RowWords, h.Lists)
 	}
-	if h.Rank < 0 || h.Rank > MaxRank || h.HighRows < 0 || h.PrivateRows < 0 || h.SharedRows < 0 ||
+	if h.Rank < 0 || h.Rank > maxRank || h.HighRows < 0 || h.PrivateRows < 0 || h.SharedRows < 0 ||
 		(h.HighRows == 0 && (h.Ranks != 1 || h.HighWords != 0)) ||
-		(h.HighRows > 0 && (h.Ranks != 2 || h.Rank < MinRank || h.HighWords != rankWords(h.Docs, h.Rank))) {
+		(h.HighRows > 0 && (h.Ranks != 2 || h.Rank < minRank || h.HighWords != rankWords(h.Docs, h.Rank))) {
 		return r.bad(secParams, "inconsistent ranks (%d ranks, rank %d, %d rows of %d words)", h.Ranks, h.Rank, h.HighRows, h.HighWords)
 	}
 	if h.PairK < 0 || h.PairK > maxK || h.PairPostings < 0 || (h.PairK == 0 && h.PairPostings != 0) {
@@ -167,7 +168,7 @@ func (r *segmentReader) rows() error {
 		return err
 	}
 	s.lists = lists
-	if len(lists) > 0 && h.Docs > MaxListDocs {
+	if len(lists) > 0 && h.Docs > doclist.MaxDocs {
 		return r.bad(secLists, "lists in a segment of %d documents", h.Docs)
 	}
 	nrows := 1 + h.PrivateRows + h.SharedRows + h.HighRows
@@ -316,15 +317,8 @@ func (s *Segment) NumTerms() int { return s.hdr.Terms }
 // deleted ones included.
 func (s *Segment) Tokens() int64 { return s.hdr.Tokens }
 
-// LiveTokens is the number of indexed tokens of the live documents.
-func (s *Segment) LiveTokens() int64 { return s.liveTokens }
-
 // NumDeleted is the number of deleted documents.
 func (s *Segment) NumDeleted() int { return s.NumDocs() - s.nlive }
-
-// Tombstone is the name of the tombstone file applied to the segment ("" when
-// no document of it is deleted).
-func (s *Segment) Tombstone() string { return s.tombName }
 
 // LengthClass is the segment's length class (documents with 2^(c-1) ≤
 // distinct terms < 2^c).
@@ -340,29 +334,29 @@ func (s *Segment) Params() Params {
 func (s *Segment) NumLists() int { return s.hdr.Lists }
 
 // List returns the documents of a term stored as a list (see Treatment).
-func (s *Segment) List(id TermID) List {
+func (s *Segment) List(id TermID) doclist.List {
 	d := s.terms()
 	return s.list(d.info[2*id+1], int(d.info[2*id]))
 }
 
 // ListOf returns the documents of a term stored as a list, from its entry.
-func (s *Segment) ListOf(e Entry) List { return s.list(e.treat, e.DF) }
+func (s *Segment) ListOf(e Entry) doclist.List { return s.list(e.treat, e.DF) }
 
-func (s *Segment) list(t uint32, n int) List {
+func (s *Segment) list(t uint32, n int) doclist.List {
 	off := 2 * int(t&^(listFlag|chunkedFlag))
 	if t&chunkedFlag != 0 {
-		return List{chunked: s.lists[off:], n: n}
+		return doclist.Chunked(s.lists[off:], n)
 	}
-	return List{plain: bytesAsU16(s.lists[off : off+2*n]), n: n}
+	return doclist.Plain(bytesAsU16(s.lists[off : off+2*n]))
 }
 
 // RowWords is the length of every rank-0 row in uint64 words (a multiple of
-// BlockWords).
+// bitrow.BlockWords).
 func (s *Segment) RowWords() int { return s.hdr.RowWords }
 
-// NumRows is the number of rows: the live row, the private rows, the shared
+// numRows is the number of rows: the live row, the private rows, the shared
 // rows of rank 0, then the shared rows of the higher rank.
-func (s *Segment) NumRows() int { return 1 + s.hdr.PrivateRows + s.hdr.SharedRows + s.hdr.HighRows }
+func (s *Segment) numRows() int { return 1 + s.hdr.PrivateRows + s.hdr.SharedRows + s.hdr.HighRows }
 
 // PrivateRows, SharedRows and HighRows count the three kinds of term rows:
 // private, shared at rank 0, shared at the higher rank.
@@ -417,10 +411,10 @@ func (s *Segment) IsLive(doc int) bool { return s.live[doc/64]&(1<<(doc%64)) != 
 
 // LoadTerms gathers the segment's dictionary (its words by termID, their df
 // and treatment) from the lexicon, once. Lookups through the lexicon
-// (Index.Lookup, Entry) need no dictionary; Terms, PrefixTerms, Lookup, DF,
-// LiveDF, Treatment, TermRows and List do, and load it on first use. Call
-// LoadTerms first: after it failed (a damaged lexicon), those see no terms,
-// and DF, LiveDF, Treatment, TermRows and List must not be called.
+// (Index.Lookup, Entry) need no dictionary; Terms, Lookup, DF, Treatment and
+// List do, and load it on first use. Call LoadTerms first: after it failed
+// (a damaged lexicon), those see no terms, and DF, Treatment and List must
+// not be called.
 func (s *Segment) LoadTerms() error {
 	s.dictOnce.Do(func() {
 		if s.lex == nil {
@@ -450,9 +444,9 @@ func (s *Segment) Lookup(term string) (TermID, bool) {
 	return TermID(d.ids[i]), true
 }
 
-// PrefixTerms calls fn for every term starting with prefix, in sorted order,
+// prefixTerms calls fn for every term starting with prefix, in sorted order,
 // until fn returns false.
-func (s *Segment) PrefixTerms(prefix string, fn func(term string, id TermID) bool) {
+func (s *Segment) prefixTerms(prefix string, fn func(term string, id TermID) bool) {
 	d := s.terms()
 	i, _ := slices.BinarySearch(d.words, prefix)
 	for ; i < len(d.words) && strings.HasPrefix(d.words[i], prefix); i++ {
@@ -464,17 +458,17 @@ func (s *Segment) PrefixTerms(prefix string, fn func(term string, id TermID) boo
 
 // Terms calls fn for every term of the segment in sorted order until fn
 // returns false.
-func (s *Segment) Terms(fn func(term string, id TermID) bool) { s.PrefixTerms("", fn) }
+func (s *Segment) Terms(fn func(term string, id TermID) bool) { s.prefixTerms("", fn) }
 
 // DF is the number of the segment's documents containing the term (deleted
 // documents included): the df the row treatment was chosen for.
 func (s *Segment) DF(id TermID) int { return int(s.terms().info[2*id]) }
 
-// LiveDF is the number of the segment's live documents containing the term,
+// liveDF is the number of the segment's live documents containing the term,
 // for BM25.
-func (s *Segment) LiveDF(id TermID) int { return max(0, s.DF(id)-int(s.delDF[id])) }
+func (s *Segment) liveDF(id TermID) int { return max(0, s.DF(id)-int(s.delDF[id])) }
 
-// LiveDFOf is LiveDF from the term's entry.
+// LiveDFOf is the number of live documents that hold the term of entry e.
 func (s *Segment) LiveDFOf(e Entry) int { return max(0, e.DF-int(s.delDF[e.ID])) }
 
 // Treatment is how the term is stored in the signature.
@@ -494,14 +488,15 @@ func treatment(t uint32) Treatment {
 	return Treatment{K: k0, KHigh: kh}
 }
 
-// TermRows appends the rows a term sets to dst: its private row, or its
+// rowsOfTerm appends the rows a term sets to dst: its private row, or its
 // distinct shared rows (K of rank 0, then KHigh of the higher rank), or none
 // for a term stored as a list.
-func (s *Segment) TermRows(dst []int, term string, id TermID) []int {
+func (s *Segment) rowsOfTerm(dst []int, term string, id TermID) []int {
 	return s.TermRowsOf(dst, termHash(term), s.Treatment(id))
 }
 
-// TermRowsOf is TermRows for a term of hash h (tokenize.Hash) and treatment t.
+// TermRowsOf appends to dst the rows of a term of hash h (tokenize.Hash)
+// and treatment t: its private row, or its shared rows, or none for a list.
 func (s *Segment) TermRowsOf(dst []int, h uint64, t Treatment) []int {
 	if t.Private {
 		return append(dst, t.Row)
@@ -547,8 +542,8 @@ func (s *Segment) Doc(doc int) DocInfo {
 // DocTokens is the BM25 length of doc, without decoding its key.
 func (s *Segment) DocTokens(doc int) int { return int(s.lengths[doc]) }
 
-// DocSource is the SourceTag of doc's source, 0 for none.
-func (s *Segment) DocSource(doc int) uint32 {
+// docSource is the SourceTag of doc's source, 0 for none.
+func (s *Segment) docSource(doc int) uint32 {
 	return s.docRecord(doc).source()
 }
 
@@ -573,16 +568,16 @@ func (s *Segment) block(b int) (off uint64, clen, rawLen uint32) {
 // into is pooled, so that texts read one at a time (snippets, the document
 // view) leave no garbage behind.
 func (s *Segment) Text(dst []byte, doc int) ([]byte, error) {
-	err := s.WithText(doc, func(t []byte) error {
+	err := s.withText(doc, func(t []byte) error {
 		dst = append(dst, t...)
 		return nil
 	})
 	return dst, err
 }
 
-// WithText calls fn with the stored text of doc, read in place from the
+// withText calls fn with the stored text of doc, read in place from the
 // decompressed block: the slice is valid only during the call.
-func (s *Segment) WithText(doc int, fn func(text []byte) error) error {
+func (s *Segment) withText(doc int, fn func(text []byte) error) error {
 	return s.WithTextRange(doc, 0, s.Doc(doc).TextLen, func(t []byte, _ int) error { return fn(t) })
 }
 

@@ -95,7 +95,7 @@ func (s *Segment) RebuildRows() ([]uint32, error) {
 	sig := newSignature(h.Docs, 1+h.PrivateRows+h.SharedRows, h.HighRows, h.Rank)
 	rowsOf := make([][]int, h.Terms)
 	s.Terms(func(term string, id TermID) bool {
-		rowsOf[id] = s.TermRows(nil, term, id)
+		rowsOf[id] = s.rowsOfTerm(nil, term, id)
 		return true
 	})
 	var hashOf []uint64 // by termID, for the words of pairs
@@ -130,7 +130,7 @@ func (s *Segment) RebuildRows() ([]uint32, error) {
 		for i := 1; i < len(locals); i++ {
 			a, b := fwd[locals[i-1]].Term, fwd[locals[i]].Term
 			if positions[i] == positions[i-1]+1 && s.PairsIndexed(s.Treatment(a), s.Treatment(b)) {
-				for _, r := range s.PairRows(rows[:0], pairHash(hashOf[a], hashOf[b])) {
+				for _, r := range s.PairRows(rows[:0], hashOf[a], hashOf[b]) {
 					sig.set(d, r)
 				}
 			}
@@ -159,41 +159,3 @@ func (s *Segment) RowDocs(r int) []uint64 {
 	}
 	return out
 }
-
-// ExpandRank sets in out the documents of the rank-r bits hb of one block:
-// each bit becomes 2^r document bits.
-func ExpandRank(hb uint64, rank int, out *[BlockWords]uint64) {
-	if rank == 3 {
-		for i := range out {
-			out[i] = spread8[byte(hb>>(8*i))]
-		}
-		return
-	}
-	per := 64 >> rank // bits of hb for each word of out
-	span := uint(1) << rank
-	fill := ^uint64(0)
-	if span < 64 {
-		fill = 1<<span - 1
-	}
-	for i := range out {
-		x, w := hb>>(uint(i*per))&(1<<per-1), uint64(0)
-		for j := 0; x != 0; j, x = j+1, x>>1 {
-			if x&1 != 0 {
-				w |= fill << (uint(j) * span)
-			}
-		}
-		out[i] = w
-	}
-}
-
-// spread8[x] turns each bit of x into a byte of ones: rank 3's expansion.
-var spread8 = func() (t [256]uint64) {
-	for x := range t {
-		for j := 0; j < 8; j++ {
-			if x>>j&1 != 0 {
-				t[x] |= 0xff << (8 * j)
-			}
-		}
-	}
-	return t
-}()

@@ -50,7 +50,7 @@ func (ix *Index) Stats() Stats {
 			Lists: s.NumLists(), Postings: s.Postings(), Bytes: s.FileBytes()}
 		set, setH := 0, 0
 		first := 1 + s.PrivateRows()
-		for r := first; r < s.NumRows(); r++ {
+		for r := first; r < s.numRows(); r++ {
 			if r < first+s.SharedRows() {
 				set += s.RowCount(r)
 			} else {
@@ -62,7 +62,7 @@ func (ix *Index) Stats() Stats {
 			ss.SharedDensity = float64(set) / float64(s.SharedRows()*s.NumDocs())
 		}
 		if s.HighRows() > 0 {
-			ss.HighDensity = float64(setH) / float64(s.HighRows()*s.RowColumns(s.NumRows()-1))
+			ss.HighDensity = float64(setH) / float64(s.HighRows()*s.RowColumns(s.numRows()-1))
 		}
 		st.PairPostings += s.PairPostings()
 		st.Tokens += s.Tokens()
@@ -81,7 +81,7 @@ func (ix *Index) Stats() Stats {
 		}
 	}
 	if ix.lex != nil {
-		st.Words = ix.lex.NumWords()
+		st.Words = ix.lex.numWords()
 		st.Bytes += ix.lex.Bytes()
 		st.Sections["lexicon"] = ix.lex.Bytes()
 	}

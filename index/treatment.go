@@ -2,6 +2,8 @@ package index
 
 import (
 	"math"
+
+	"github.com/bitsieve/bitsieve/internal/doclist"
 )
 
 // Params are the signature parameters of a segment. They are chosen by the
@@ -15,7 +17,7 @@ type Params struct {
 
 	// ListDensity: a term with df/n below it is stored as an exact list of
 	// its documents instead of rows (0: never). Lists are kept only in
-	// segments of at most MaxListDocs documents, where an entry is 16 bits.
+	// segments of at most doclist.MaxDocs documents, where an entry is 16 bits.
 	ListDensity float64
 
 	// Rank is the higher rank of shared rows (0: rank 0 only). A rank-r row
@@ -37,16 +39,12 @@ type Params struct {
 // (docs/BENCHMARKS.md has the measurements that chose them).
 var DefaultParams = Params{Density: 0.2, SNR: 30, KMin: 1, KMax: 12, ListDensity: 1.0 / 256, Rank: 3, PairK: 3}
 
-// MaxListDocs is the largest segment whose rare terms get lists: a document
-// number then fits a uint16.
-const MaxListDocs = 1 << 16
-
-// MinRank and MaxRank bound the higher rank of a segment's shared rows: a
+// minRank and maxRank bound the higher rank of a segment's shared rows: a
 // rank-r row holds 512>>r bits of each 512-document block, so from rank 3
 // on a block's bits are one word or part of one, and up to rank 6 a byte.
 const (
-	MinRank = 3
-	MaxRank = 6
+	minRank = 3
+	maxRank = 6
 )
 
 func (p Params) validate() error {
@@ -59,8 +57,8 @@ func (p Params) validate() error {
 		return errorf("row counts kmin %d, kmax %d must satisfy 1 ≤ kmin ≤ kmax ≤ %d", p.KMin, p.KMax, maxK)
 	case !(p.ListDensity >= 0 && p.ListDensity <= p.Density):
 		return errorf("list density %v must be between 0 and the row density %v", p.ListDensity, p.Density)
-	case p.Rank != 0 && (p.Rank < MinRank || p.Rank > MaxRank):
-		return errorf("rank %d must be 0 or between %d and %d", p.Rank, MinRank, MaxRank)
+	case p.Rank != 0 && (p.Rank < minRank || p.Rank > maxRank):
+		return errorf("rank %d must be 0 or between %d and %d", p.Rank, minRank, maxRank)
 	case p.PairK < 0 || p.PairK > maxK:
 		return errorf("pair rows %d must be between 0 and %d", p.PairK, maxK)
 	}
@@ -106,9 +104,6 @@ type Treatment struct {
 	KHigh   int // shared rows at the segment's higher rank
 }
 
-// Exact reports whether the term's bits are exactly its documents.
-func (t Treatment) Exact() bool { return t.Private || t.List }
-
 // Shared reports whether the term has shared rows.
 func (t Treatment) Shared() bool { return !t.Private && !t.List }
 
@@ -116,7 +111,7 @@ func (t Treatment) Shared() bool { return !t.Private && !t.List }
 // (Row and ListAt are assigned later).
 func (p Params) treat(df, n int) Treatment {
 	f := float64(df) / float64(n)
-	lists := p.ListDensity > 0 && n <= MaxListDocs
+	lists := p.ListDensity > 0 && n <= doclist.MaxDocs
 	listBits, rowBits := 16*float64(df), float64(64*rowWords(n))
 	if lists && (f < p.ListDensity || (rowBits >= 2*float64(n) && listBits < rowBits)) {
 		return Treatment{List: true}
@@ -140,7 +135,7 @@ func (p Params) treat(df, n int) Treatment {
 // equal to the row density asks for lists instead of any shared row, and is
 // kept. dfs are the segment's document frequencies, in any order.
 func (p Params) withTail(dfs []int, n int) Params {
-	if p.ListDensity == 0 || p.ListDensity >= p.Density || n > MaxListDocs {
+	if p.ListDensity == 0 || p.ListDensity >= p.Density || n > doclist.MaxDocs {
 		return p
 	}
 	postings := map[int]int64{} // df → postings of the terms with that df
@@ -276,6 +271,3 @@ func rankWords(n, r int) int {
 	blocks := (n + 511) / 512
 	return (blocks*(512>>r) + 63) / 64
 }
-
-// BlockWords is the number of words in one 512-document block.
-const BlockWords = 8

@@ -297,7 +297,7 @@ func TestLiveStatistics(t *testing.T) {
 		m := map[string]int{}
 		for _, s := range ix.Segments() {
 			s.Terms(func(term string, id TermID) bool {
-				m[term] += s.LiveDF(id)
+				m[term] += s.liveDF(id)
 				return true
 			})
 		}
@@ -512,9 +512,9 @@ func TestSourceTags(t *testing.T) {
 		for _, s := range ix.Segments() {
 			for d := 0; d < s.NumDocs(); d++ {
 				if s.IsLive(d) {
-					out[s.DocKey(d)] = s.DocSource(d)
-					if s.Doc(d).Source != s.DocSource(d) {
-						t.Fatalf("Doc(%d).Source %d, DocSource %d", d, s.Doc(d).Source, s.DocSource(d))
+					out[s.DocKey(d)] = s.docSource(d)
+					if s.Doc(d).Source != s.docSource(d) {
+						t.Fatalf("Doc(%d).Source %d, DocSource %d", d, s.Doc(d).Source, s.docSource(d))
 					}
 				}
 			}
@@ -558,5 +558,50 @@ func TestSourceTags(t *testing.T) {
 	want["a1"] = b
 	if got := sources(); !maps.Equal(got, want) {
 		t.Fatalf("after the update: %v, want %v", got, want)
+	}
+}
+
+// TestIsCurrent: a snapshot is current until a commit, and a MANIFEST
+// rewritten with other content (even the same generation) is not its own.
+func TestIsCurrent(t *testing.T) {
+	dir := t.TempDir()
+	add := func(docs []Document) {
+		update(t, dir, noCompact, func(w *Writer) {
+			for _, d := range docs {
+				if err := w.Add(d); err != nil {
+					t.Fatal(err)
+				}
+			}
+		})
+	}
+	add(genDocs(50, 3))
+	ix, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	if !ix.IsCurrent() {
+		t.Fatal("a fresh snapshot is not current")
+	}
+	manifest, err := os.ReadFile(filepath.Join(dir, ManifestName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	add([]Document{{Key: "new", Text: []byte("one more document")}})
+	if ix.IsCurrent() {
+		t.Fatal("a snapshot is still current after a commit")
+	}
+	if err := os.WriteFile(filepath.Join(dir, ManifestName), manifest, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if !ix.IsCurrent() {
+		t.Fatal("the snapshot's own MANIFEST, restored, is not current")
+	}
+	manifest[len(manifest)/2] ^= 1
+	if err := os.WriteFile(filepath.Join(dir, ManifestName), manifest, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if ix.IsCurrent() {
+		t.Fatal("a damaged MANIFEST is current")
 	}
 }

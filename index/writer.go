@@ -24,8 +24,8 @@ import (
 type WriterOptions struct {
 	Analyzer        string // tokenize language; default tokenize.DefaultLanguage, or the index's own for OpenWriter
 	Params          Params // signature parameters; default DefaultParams
-	Capacity        int    // most documents per segment; default DefaultCapacity
-	MaxSegmentBytes int64  // most text bytes buffered per segment; default DefaultMaxSegmentBytes
+	Capacity        int    // most documents per segment; default 65,536
+	MaxSegmentBytes int64  // most text bytes buffered per segment; default 128 MiB
 	Workers         int    // analysis goroutines; default GOMAXPROCS
 
 	// MemoryBudget bounds the bytes of analyzed documents the writer holds,
@@ -50,12 +50,12 @@ type WriterOptions struct {
 }
 
 const (
-	// DefaultCapacity is the default number of documents per segment: a
+	// defaultCapacity is the default number of documents per segment: a
 	// rank-0 row is then 8 KiB, which fits in L1/L2.
-	DefaultCapacity = 1 << 16
-	// DefaultMaxSegmentBytes bounds the text buffered for one segment, and so
+	defaultCapacity = 1 << 16
+	// defaultMaxSegmentBytes bounds the text buffered for one segment, and so
 	// the writer's memory, for corpora of large documents.
-	DefaultMaxSegmentBytes = 128 << 20
+	defaultMaxSegmentBytes = 128 << 20
 	// DefaultMemoryBudget is the default WriterOptions.MemoryBudget: a
 	// class of short documents still fills half a segment before it is
 	// sealed (a smaller budget makes more, smaller segments, and queries pay
@@ -73,10 +73,10 @@ func segmentDefaults(p *Params, capacity *int, maxBytes, budget *int64) error {
 		return err
 	}
 	if *capacity <= 0 {
-		*capacity = DefaultCapacity
+		*capacity = defaultCapacity
 	}
 	if *maxBytes <= 0 {
-		*maxBytes = DefaultMaxSegmentBytes
+		*maxBytes = defaultMaxSegmentBytes
 	}
 	if *budget <= 0 {
 		*budget = DefaultMemoryBudget
@@ -500,7 +500,7 @@ func (w *Writer) DeleteUnseen(inScope func(key string, source uint32) bool) (int
 			if _, touched := w.session[key]; touched || w.kept[key] {
 				continue
 			}
-			if inScope != nil && !inScope(key, s.DocSource(d)) {
+			if inScope != nil && !inScope(key, s.docSource(d)) {
 				continue
 			}
 			if err := w.deleteLocked(key); err != nil {
@@ -553,7 +553,7 @@ type analysis struct {
 	local     []uint32          // first-occurrence order → index in sorted
 	toks      []uint32          // per token: its term (first occurrence order, then local)
 	positions []uint32          // per token: its position
-	marks     []uint32          // the byte offset of every MarkStride-th token
+	marks     []uint32          // the byte offset of every markStride-th token
 	pos       []byte
 }
 
@@ -577,7 +577,7 @@ func (an *analysis) doc(d Document) *analyzedDoc {
 			an.counts = append(an.counts, 0)
 		}
 		an.counts[id]++
-		if len(an.toks)%MarkStride == 0 {
+		if len(an.toks)%markStride == 0 {
 			an.marks = append(an.marks, uint32(t.Start))
 		}
 		an.toks = append(an.toks, id)

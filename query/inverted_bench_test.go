@@ -8,6 +8,7 @@ import (
 
 	"github.com/bitsieve/bitsieve/index"
 	"github.com/bitsieve/bitsieve/index/inverted"
+	"github.com/bitsieve/bitsieve/internal/bitrow"
 	"github.com/bitsieve/bitsieve/tokenize"
 )
 
@@ -46,7 +47,7 @@ func BenchmarkAndKernel(b *testing.B) {
 			var sink uint64
 			b.SetBytes(bytes)
 			for b.Loop() {
-				for base := 0; base < c.words; base += index.BlockWords {
+				for base := 0; base < c.words; base += bitrow.BlockWords {
 					if andRows(rows, base, &out, nil) {
 						sink += out[0]
 					}

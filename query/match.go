@@ -4,10 +4,12 @@ import (
 	"math/bits"
 
 	"github.com/bitsieve/bitsieve/index"
+	"github.com/bitsieve/bitsieve/internal/bitrow"
+	"github.com/bitsieve/bitsieve/internal/doclist"
 )
 
 // block is one 512-document block of a bitmap: one cache line of a row.
-type block = [index.BlockWords]uint64
+type block = [bitrow.BlockWords]uint64
 
 // eval computes the node's candidate bits for block b into out and reports
 // whether any bit is set. An AND stops at the first all-zero input, so a block
@@ -69,7 +71,7 @@ func (n *pnode) evalRows(b int, out *block) bool {
 			*out = block{}
 			return false
 		}
-		index.ExpandRank(hb, n.rank, out)
+		bitrow.ExpandRank(hb, n.rank, out)
 		started = true
 	}
 	for i := range n.lists {
@@ -83,7 +85,7 @@ func (n *pnode) evalRows(b int, out *block) bool {
 			return false
 		}
 	}
-	base := b * index.BlockWords
+	base := b * bitrow.BlockWords
 	if !started {
 		return andRows(n.rows, base, out, n.loads)
 	}
@@ -121,7 +123,7 @@ func andRows(rows [][]uint64, base int, out *block, loads *int64) bool {
 		}
 		return true
 	}
-	copy(out[:], rows[0][base:base+index.BlockWords])
+	copy(out[:], rows[0][base:base+bitrow.BlockWords])
 	if loads != nil {
 		*loads++
 	}
@@ -137,7 +139,7 @@ func andRowsInto(rows [][]uint64, base int, out *block, loads *int64) bool {
 		if loads != nil {
 			*loads++
 		}
-		w := r[base : base+index.BlockWords : base+index.BlockWords]
+		w := r[base : base+bitrow.BlockWords : base+bitrow.BlockWords]
 		out[0] &= w[0]
 		out[1] &= w[1]
 		out[2] &= w[2]
@@ -159,7 +161,7 @@ func andRowsInto(rows [][]uint64, base int, out *block, loads *int64) bool {
 // block before the cursor starts it again from the top.
 type cursor struct {
 	id    index.TermID
-	list  index.List
+	list  doclist.List
 	n     int      // entries
 	plain []uint16 // a plain list
 	bytes []byte   // or a chunked one
@@ -169,7 +171,7 @@ type cursor struct {
 	at, seen, prev int
 }
 
-func newCursor(id index.TermID, l index.List) cursor {
+func newCursor(id index.TermID, l doclist.List) cursor {
 	return cursor{id: id, list: l, n: l.Len(), plain: l.Plain(), bytes: l.Bytes(), prev: -1}
 }
 
@@ -415,7 +417,7 @@ func andNotInto(out, x *block) bool {
 func (p *plan) match(emit func(doc int)) {
 	live := p.seg.Live()
 	var acc block
-	blocks := len(live) / index.BlockWords
+	blocks := len(live) / bitrow.BlockWords
 	for b := p.root.next(0); b < blocks; b = p.root.next(b + 1) {
 		if !p.root.eval(b, &acc) {
 			continue
@@ -423,7 +425,7 @@ func (p *plan) match(emit func(doc int)) {
 		if p.root.loads != nil {
 			*p.root.loads++ // the live row's block
 		}
-		base := b * index.BlockWords
+		base := b * bitrow.BlockWords
 		for i, w := range acc {
 			w &= live[base+i]
 			for w != 0 {
@@ -440,12 +442,12 @@ func (p *plan) count() int {
 	live := p.seg.Live()
 	var acc block
 	n := 0
-	blocks := len(live) / index.BlockWords
+	blocks := len(live) / bitrow.BlockWords
 	for b := p.root.next(0); b < blocks; b = p.root.next(b + 1) {
 		if !p.root.eval(b, &acc) {
 			continue
 		}
-		base := b * index.BlockWords
+		base := b * bitrow.BlockWords
 		for i, w := range acc {
 			n += bits.OnesCount64(w & live[base+i])
 		}

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/bitsieve/bitsieve/index"
+	"github.com/bitsieve/bitsieve/internal/doclist"
 )
 
 // TestCursor checks a list cursor against the list itself for blocks asked
@@ -14,18 +14,14 @@ func TestCursor(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	kinds := map[bool]int{}
 	for trial := 0; trial < 300; trial++ {
-		n := 1 + r.IntN(index.MaxListDocs)
+		n := 1 + r.IntN(doclist.MaxDocs)
 		df := 1 + r.IntN(min(n, 1+r.IntN(5000)))
-		set := map[uint16]bool{}
-		for len(set) < df {
-			set[uint16(r.IntN(n))] = true
-		}
-		var docs []uint16
-		for d := range set {
-			docs = append(docs, d)
+		docs := make([]uint16, df)
+		for i, d := range r.Perm(n)[:df] {
+			docs[i] = uint16(d)
 		}
 		slices.Sort(docs)
-		l := index.EncodeList(docs)
+		l := doclist.Encode(docs)
 		kinds[l.Chunked()]++
 		c := newCursor(0, l)
 		blocks := (n + 511) / 512

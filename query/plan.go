@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/bitsieve/bitsieve/index"
+	"github.com/bitsieve/bitsieve/internal/bitrow"
 )
 
 // MaxPrefixTerms is the most dictionary terms one prefix may expand to, over
@@ -83,7 +84,7 @@ type pnode struct {
 	phrase  *Phrase // when the node is a phrase, its positions are checked
 	pairs   int     // of a phrase: how many of its word pairs have rows here
 	prefix  bool    // a prefix expansion leaf (for messages only)
-	scratch [index.BlockWords]uint64
+	scratch [bitrow.BlockWords]uint64
 }
 
 // planner compiles AST nodes for one segment. A query has few terms, so
@@ -340,7 +341,7 @@ func (p *planner) pairRows(n *pnode, x *Phrase, q *compiled) {
 		if !p.seg.PairsIndexed(a.Treatment(), b.Treatment()) {
 			continue
 		}
-		p.rowBuf = p.seg.PairRows(p.rowBuf[:0], index.PairHash(q.hash(x.Terms[j-1]), q.hash(x.Terms[j])))
+		p.rowBuf = p.seg.PairRows(p.rowBuf[:0], q.hash(x.Terms[j-1]), q.hash(x.Terms[j]))
 		for _, r := range p.rowBuf {
 			if !slices.Contains(n.rowIdx, r) {
 				n.rowIdx = append(n.rowIdx, r)

@@ -13,6 +13,8 @@ import (
 
 	"github.com/bitsieve/bitsieve/index"
 	"github.com/bitsieve/bitsieve/index/inverted"
+	"github.com/bitsieve/bitsieve/internal/bitrow"
+	"github.com/bitsieve/bitsieve/internal/impact"
 	"github.com/bitsieve/bitsieve/tokenize"
 )
 
@@ -590,7 +592,7 @@ func (s *Searcher) rankCandidates(ctx context.Context, p *plan, v *verifier, c [
 			continue
 		}
 		if !bound.boundless {
-			bound.of(int(c[bl.lo]) / index.BlockDocs)
+			bound.of(int(c[bl.lo]) / bitrow.BlockDocs)
 		}
 		for _, doc := range c[bl.lo:bl.hi] {
 			if !bound.boundless && bound.docBound(seg.DocTokens(int(doc))) < floor.get() {
@@ -627,7 +629,7 @@ func (s *Searcher) rankCandidates(ctx context.Context, p *plan, v *verifier, c [
 	return nil
 }
 
-// orderBlocks groups the candidates c by block of index.BlockDocs
+// orderBlocks groups the candidates c by block of bitrow.BlockDocs
 // documents, each with its score bound, best bound first (one block of all
 // when the plan's bound is boundless).
 func orderBlocks(p *plan, c []int32) []candBlock {
@@ -637,9 +639,9 @@ func orderBlocks(p *plan, c []int32) []candBlock {
 		blocks = append(blocks, candBlock{lo: 0, hi: len(c), bound: math.Inf(1)})
 	}
 	for lo := 0; lo < len(c) && !bound.boundless; {
-		b := int(c[lo]) / index.BlockDocs
+		b := int(c[lo]) / bitrow.BlockDocs
 		hi := lo + 1
-		for hi < len(c) && int(c[hi])/index.BlockDocs == b {
+		for hi < len(c) && int(c[hi])/bitrow.BlockDocs == b {
 			hi++
 		}
 		blocks = append(blocks, candBlock{lo: lo, hi: hi, bound: bound.of(b)})
@@ -778,11 +780,11 @@ func (bb *blockBound) of(blk int) float64 {
 			switch {
 			case t == 0:
 				s, tf = 0, 0
-			case t < index.MaxImpact:
-				s = min(s, 1/(1+bb.a/float64(t)+bb.b/index.ImpactRatio(ratio)))
+			case t < impact.Max:
+				s = min(s, 1/(1+bb.a/float64(t)+bb.b/impact.Ratio(ratio)))
 				tf = min(tf, float64(t))
 			default:
-				s = min(s, 1/(1+bb.b/index.ImpactRatio(ratio)))
+				s = min(s, 1/(1+bb.b/impact.Ratio(ratio)))
 			}
 		}
 		bb.s, bb.tf = append(bb.s, s), append(bb.tf, tf)

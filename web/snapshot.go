@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"reflect"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -93,16 +92,6 @@ func stampManifest(dir string) (manifestStamp, error) {
 	return manifestStamp{ok: true, ino: inode(fi), size: fi.Size(), mtime: fi.ModTime()}, nil
 }
 
-// sameCommit reports whether dir's MANIFEST is whole (its checksum holds)
-// and says what the MANIFEST of ix says: the snapshot served is the
-// newest. A MANIFEST that changed without a new generation is not the same
-// commit, whatever its generation reads: it must be opened (and checked
-// against its files) again.
-func sameCommit(dir string, ix *index.Index) bool {
-	m, err := index.ReadManifest(dir)
-	return err == nil && reflect.DeepEqual(*m, ix.Manifest())
-}
-
 // openLive serves ix (or, if nil, the index opened from dir) as the first
 // snapshot.
 func openLive(dir string, ix *index.Index, log *slog.Logger, m *metrics, poll time.Duration) (*live, error) {
@@ -120,7 +109,7 @@ func openLive(dir string, ix *index.Index, log *slog.Logger, m *metrics, poll ti
 		ix.Close()
 		return nil, err
 	}
-	if sameCommit(dir, ix) {
+	if ix.IsCurrent() {
 		l.seen = stamp // else the first look opens the newer manifest
 	}
 	l.cur.Store(sn)
@@ -177,7 +166,7 @@ func (l *live) reload(force bool) {
 			return
 		}
 		cur := l.cur.Load()
-		if cur != nil && sameCommit(l.dir, cur.ix) {
+		if cur != nil && cur.ix.IsCurrent() {
 			l.seen = stamp // rewritten with the same commit: nothing to open
 			l.state.Store(&liveState{})
 			l.metrics.ready.Set(1)

@@ -1,11 +1,7 @@
-package index
-
-import "slices"
-
-// Lists hold the documents of the terms that are cheaper, or must be faster,
-// as exact lists than as rows (see Treatment). A segment with lists has at
-// most MaxListDocs documents, so a document number is a uint16, and a list is
-// stored in whichever of two encodings is smaller:
+// Package doclist encodes the exact document lists of a segment's rare
+// terms, which the index writes and the query matcher reads in place. A
+// segment with lists has at most MaxDocs documents, so a document number is
+// a uint16, and a list is stored in whichever of two encodings is smaller:
 //
 //   - plain: df uint16 document numbers, ascending (16 bits an entry);
 //   - chunked: for every 256-document chunk the list touches, in ascending
@@ -16,6 +12,13 @@ import "slices"
 //
 // Both are padded to an even length, so every list starts 2-byte aligned and
 // a plain list is used in place as a []uint16.
+package doclist
+
+import "slices"
+
+// MaxDocs is the largest segment whose rare terms get lists: a document
+// number then fits a uint16.
+const MaxDocs = 1 << 16
 
 // List is a term's document list in one segment.
 type List struct {
@@ -23,6 +26,13 @@ type List struct {
 	chunked []byte   // the chunked encoding from its first byte to the end of the section, or nil
 	n       int      // entries
 }
+
+// Plain is the plain list docs, used in place.
+func Plain(docs []uint16) List { return List{plain: docs, n: len(docs)} }
+
+// Chunked is the chunked list of n entries that starts at b[0]; b may run
+// on past the list's end (to the end of the lists section).
+func Chunked(b []byte, n int) List { return List{chunked: b, n: n} }
 
 // Len is the number of documents in the list.
 func (l List) Len() int { return l.n }
@@ -90,9 +100,9 @@ func chunkedSize(docs []uint16) int {
 	return size
 }
 
-// appendList appends docs (ascending) in the smaller encoding, padded to an
+// Append appends docs (ascending) in the smaller encoding, padded to an
 // even length, and reports whether it is chunked.
-func appendList(dst []byte, docs []uint16) ([]byte, bool) {
+func Append(dst []byte, docs []uint16) ([]byte, bool) {
 	if chunkedSize(docs) >= 2*len(docs) {
 		for _, d := range docs {
 			dst = append(dst, byte(d), byte(d>>8))
@@ -117,11 +127,11 @@ func appendList(dst []byte, docs []uint16) ([]byte, bool) {
 	return dst, true
 }
 
-// chunkedEnd validates the chunked list of n entries starting at b[0] and
+// ChunkedEnd validates the chunked list of n entries starting at b[0] and
 // returns its length without padding, or -1 when it is malformed: chunk
 // numbers must ascend and lie below chunks, and the chunks must hold n
 // entries inside b.
-func chunkedEnd(b []byte, n, chunks int) int {
+func ChunkedEnd(b []byte, n, chunks int) int {
 	i, seen, last := 0, 0, -1
 	for seen < n {
 		if i+1 >= len(b) {
@@ -141,12 +151,12 @@ func chunkedEnd(b []byte, n, chunks int) int {
 	return i
 }
 
-// EncodeList returns docs (ascending, below MaxListDocs) as a List in the
-// smaller encoding, as a segment would store it.
-func EncodeList(docs []uint16) List {
-	b, chunked := appendList(nil, docs)
+// Encode returns docs (ascending, below MaxDocs) as a List in the smaller
+// encoding, as a segment would store it.
+func Encode(docs []uint16) List {
+	b, chunked := Append(nil, docs)
 	if chunked {
-		return List{chunked: b, n: len(docs)}
+		return Chunked(b, len(docs))
 	}
-	return List{plain: bytesAsU16(b), n: len(docs)}
+	return Plain(slices.Clone(docs))
 }

@@ -1,0 +1,85 @@
+package doclist
+
+import (
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// randomList draws df distinct ascending documents below n.
+func randomList(r *rand.Rand, df, n int) []uint16 {
+	set := map[uint16]bool{}
+	for len(set) < df {
+		set[uint16(r.IntN(n))] = true
+	}
+	var l []uint16
+	for d := range set {
+		l = append(l, d)
+	}
+	slices.Sort(l)
+	return l
+}
+
+func TestListEncodings(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	kinds := map[bool]int{}
+	for trial := 0; trial < 400; trial++ {
+		n := 1 + r.IntN(MaxDocs)
+		df := 1 + r.IntN(min(n, 1+r.IntN(4000)))
+		docs := randomList(r, df, n)
+		prefix := make([]byte, 2*r.IntN(3))
+		b, chunked := Append(prefix, docs)
+		kinds[chunked]++
+		if len(b)%2 != 0 {
+			t.Fatalf("list of %d is %d bytes, not even", df, len(b))
+		}
+		if want := min(2*df, chunkedSize(docs)+chunkedSize(docs)%2); len(b)-len(prefix) != want {
+			t.Fatalf("list of %d took %d bytes, the smaller encoding is %d", df, len(b)-len(prefix), want)
+		}
+		body := b[len(prefix):]
+		var l List
+		if chunked {
+			end := ChunkedEnd(body, df, (n+255)/256)
+			if end < 0 || end > len(body) {
+				t.Fatalf("a valid chunked list failed validation")
+			}
+			l = Chunked(body, df)
+		} else {
+			l = Plain(u16s(body))
+		}
+		if e := Encode(docs); e.Chunked() != chunked || !slices.Equal(e.AppendTo(nil), docs) {
+			t.Fatalf("Encode of %d documents differs from Append (chunked %v)", df, chunked)
+		}
+		if got := l.AppendTo(nil); !slices.Equal(got, docs) {
+			t.Fatalf("decoded %v, want %v", got[:min(10, len(got))], docs[:min(10, len(docs))])
+		}
+		for k := 0; k < 50; k++ {
+			d := r.IntN(n)
+			_, want := slices.BinarySearch(docs, uint16(d))
+			if l.Contains(d) != want {
+				t.Fatalf("Contains(%d) = %v, want %v", d, !want, want)
+			}
+		}
+		if chunked {
+			// Any cut short, or a chunk out of order, is refused.
+			if ChunkedEnd(body[:ChunkedEnd(body, df, (n+255)/256)-1], df, (n+255)/256) >= 0 {
+				t.Fatalf("a truncated chunked list passed validation")
+			}
+			if ChunkedEnd(body, df+1, (n+255)/256) >= 0 && ChunkedEnd(body, df, (n+255)/256) == len(body) {
+				t.Fatalf("a list claiming one more entry passed validation")
+			}
+		}
+	}
+	if kinds[true] == 0 || kinds[false] == 0 {
+		t.Fatalf("encodings used: %v; the test needs both", kinds)
+	}
+}
+
+// u16s reads b (little-endian) as uint16s.
+func u16s(b []byte) []uint16 {
+	out := make([]uint16, len(b)/2)
+	for i := range out {
+		out[i] = uint16(b[2*i]) | uint16(b[2*i+1])<<8
+	}
+	return out
+}
