@@ -79,10 +79,8 @@ func Sizes(ix *index.Index, inv *inverted.Index) Size {
 		}
 		by[CompOther] += seg.FileBytes() - sections
 	}
-	if lx := ix.Lexicon(); lx != nil {
-		by[CompDictionary] += lx.Bytes() // the lexicon: every word once, both engines read it
-	}
 	st := ix.Stats()
+	by[CompDictionary] += st.Sections["lexicon"] // the lexicon: every word once, both engines read it
 	sz.Postings = st.Postings
 	var postBytes int64
 	if inv != nil {

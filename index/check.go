@@ -110,7 +110,7 @@ func Check(dir string) (*CheckReport, error) {
 
 // checkLookups looks every word of the lexicon up and compares what the
 // lookup finds with what a scan decodes.
-func (lx *Lexicon) checkLookups() []error {
+func (lx *lexicon) checkLookups() []error {
 	var probs []error
 	var got []Entry
 	err := lx.each(func(word []byte, es []Entry) error {

@@ -207,7 +207,7 @@ type merger struct {
 	dir string
 	m   *Manifest // the manifest the merge starts from
 	opt CompactOptions
-	lx  *Lexicon // m's lexicon
+	lx  *lexicon // m's lexicon
 
 	seq     uint64              // sequence number of the next file
 	outs    []ManifestSegment   // the segments written

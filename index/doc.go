@@ -70,8 +70,8 @@
 //
 // # The lexicon
 //
-// The segments hold no dictionary. One lexicon file per generation (Lexicon,
-// lexicon.go) holds every word of the index once, front-coded in blocks of 32
+// The segments hold no dictionary. One lexicon file per generation (lexicon.go)
+// holds every word of the index once, front-coded in blocks of 32
 // under a binary-searched index of first words, with one entry for each
 // segment holding it: the termID there (assigned in descending df order,
 // which keeps forward-index deltas small), the df and the row treatment. A

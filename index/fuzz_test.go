@@ -53,7 +53,7 @@ func smallIndexFiles(t testing.TB, n int, seed uint64) (segs [][]byte, lex []byt
 
 // openPair opens an index's segment files and lexicon from memory,
 // unverified and attached, and returns the first segment.
-func openPair(t testing.TB, segData [][]byte, lex []byte) (*Segment, *Lexicon) {
+func openPair(t testing.TB, segData [][]byte, lex []byte) (*Segment, *lexicon) {
 	t.Helper()
 	segs := make([]*Segment, len(segData))
 	for i, b := range segData {

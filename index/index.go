@@ -18,7 +18,7 @@ type Index struct {
 	dir      string
 	manifest *Manifest
 	segs     []*Segment
-	lex      *Lexicon // nil when there is no segment
+	lex      *lexicon // nil when there is no segment
 	docs     int      // live documents
 	tokens   int64    // tokens of the live documents
 
@@ -221,12 +221,10 @@ func (ix *Index) IsCurrent() bool {
 	return err == nil && reflect.DeepEqual(m, ix.manifest)
 }
 
-// Lexicon is the snapshot's term table: one lookup finds a word in every
-// segment. It is nil when the index has no segment.
-func (ix *Index) Lexicon() *Lexicon { return ix.lex }
-
 // Lookup appends the entries of word (an analyzed term) to dst, one for each
-// segment that holds it; see Lexicon.Lookup.
+// segment that holds it, in segment order: one lookup in the snapshot's
+// lexicon finds the word in every segment. It allocates nothing when dst
+// has room.
 func (ix *Index) Lookup(word string, dst []Entry) ([]Entry, error) {
 	if ix.lex == nil {
 		return dst, nil
@@ -235,7 +233,8 @@ func (ix *Index) Lookup(word string, dst []Entry) ([]Entry, error) {
 }
 
 // Prefix calls fn for every word starting with prefix, in ascending order,
-// with its entries, until fn returns false; see Lexicon.Prefix.
+// with its entries, until fn returns false. The entries are reused between
+// calls.
 func (ix *Index) Prefix(prefix string, fn func(word string, es []Entry) bool) error {
 	if ix.lex == nil {
 		return nil

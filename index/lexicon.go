@@ -79,8 +79,8 @@ type Entry struct {
 	treat uint32 // the treatment word (privateFlag, listFlag, shared counts)
 }
 
-// Lexicon is an opened lexicon file, read in place from an mmap.
-type Lexicon struct {
+// lexicon is an opened lexicon file, read in place from an mmap.
+type lexicon struct {
 	name     string
 	data     []byte
 	words    int
@@ -109,7 +109,7 @@ type segLimits struct {
 // checksums (those of the small sections only at verifyMeta: not the
 // blocks) and the block index. Entries are checked as they are decoded,
 // against the segments attached with attach.
-func openLexicon(dir, name string, verify verifyLevel) (*Lexicon, error) {
+func openLexicon(dir, name string, verify verifyLevel) (*lexicon, error) {
 	data, err := mmap.File(filepath.Join(dir, name))
 	if err != nil {
 		return nil, fmt.Errorf("open lexicon: %w", err)
@@ -122,12 +122,12 @@ func openLexicon(dir, name string, verify verifyLevel) (*Lexicon, error) {
 	return lx, nil
 }
 
-func newLexicon(name string, data []byte, verify verifyLevel) (*Lexicon, error) {
+func newLexicon(name string, data []byte, verify verifyLevel) (*lexicon, error) {
 	secs, err := readSections(name, data, lexiconKind)
 	if err != nil {
 		return nil, err
 	}
-	lx := &Lexicon{name: name, data: data, manifestBytes: -1}
+	lx := &lexicon{name: name, data: data, manifestBytes: -1}
 	get := func(id uint32) ([]byte, error) {
 		sec, ok := secs[id]
 		if !ok {
@@ -199,7 +199,7 @@ func newLexicon(name string, data []byte, verify verifyLevel) (*Lexicon, error) 
 	return lx, nil
 }
 
-func (lx *Lexicon) close() error {
+func (lx *lexicon) close() error {
 	err := mmap.Unmap(lx.data)
 	lx.data = nil
 	return err
@@ -207,7 +207,7 @@ func (lx *Lexicon) close() error {
 
 // attach records the bounds of the segments, in ordinal order, that entries
 // are checked against, after checking that they are the lexicon's.
-func (lx *Lexicon) attach(segs []*Segment) error {
+func (lx *lexicon) attach(segs []*Segment) error {
 	if lx.manifestBytes >= 0 && int64(len(lx.data)) != lx.manifestBytes {
 		return &CorruptError{File: lx.name, Detail: fmt.Sprintf("is %d bytes, the manifest says %d", len(lx.data), lx.manifestBytes)}
 	}
@@ -227,21 +227,21 @@ func (lx *Lexicon) attach(segs []*Segment) error {
 }
 
 // numWords is the number of distinct words in the index.
-func (lx *Lexicon) numWords() int { return lx.words }
+func (lx *lexicon) numWords() int { return lx.words }
 
 // Bytes is the size of the lexicon file.
-func (lx *Lexicon) Bytes() int64 { return int64(len(lx.data)) }
+func (lx *lexicon) Bytes() int64 { return int64(len(lx.data)) }
 
 // Name is the lexicon's file name.
-func (lx *Lexicon) Name() string { return lx.name }
+func (lx *lexicon) Name() string { return lx.name }
 
-func (lx *Lexicon) key(b int) []byte { return lx.keys[lx.keyOff[b]:lx.keyOff[b+1]] }
+func (lx *lexicon) key(b int) []byte { return lx.keys[lx.keyOff[b]:lx.keyOff[b+1]] }
 
 // block returns the last block whose first word is at most word, or -1.
 // It searches the heads first: they order the blocks as their keys do, in
 // one array that stays in cache, so a key's own bytes are read only among
 // the few blocks whose head is the word's.
-func (lx *Lexicon) block(word string) int {
+func (lx *lexicon) block(word string) int {
 	lx.headsOnce.Do(lx.buildHeads)
 	w := head8(word)
 	heads := lx.heads
@@ -272,7 +272,7 @@ func (lx *Lexicon) block(word string) int {
 }
 
 // buildHeads fills heads: the first 8 bytes of every block's first word.
-func (lx *Lexicon) buildHeads() {
+func (lx *lexicon) buildHeads() {
 	lx.heads = make([]uint64, len(lx.blockOff)-1)
 	for b := range lx.heads {
 		lx.heads[b] = head8(string(lx.key(b)))
@@ -294,14 +294,14 @@ func head8(s string) uint64 {
 
 // lexReader decodes the words of one block.
 type lexReader struct {
-	lx      *Lexicon
+	lx      *lexicon
 	p, end  int
 	word    []byte
 	inBlock int
 	err     error
 }
 
-func (lx *Lexicon) reader(b int) *lexReader {
+func (lx *lexicon) reader(b int) *lexReader {
 	return &lexReader{lx: lx, p: int(lx.blockOff[b]), end: int(lx.blockOff[b+1])}
 }
 
@@ -393,7 +393,7 @@ func (r *lexReader) skip() {
 }
 
 // entry builds and checks an entry against its segment's bounds.
-func (lx *Lexicon) entry(ord, id, df, code int) (Entry, bool) {
+func (lx *lexicon) entry(ord, id, df, code int) (Entry, bool) {
 	if ord >= len(lx.segSeq) {
 		return Entry{}, false
 	}
@@ -445,7 +445,7 @@ func treatCode(t uint32) uint64 {
 
 // Lookup appends the entries of word to dst, in segment order; none when no
 // segment holds it. It allocates nothing when dst has room.
-func (lx *Lexicon) Lookup(word string, dst []Entry) ([]Entry, error) {
+func (lx *lexicon) Lookup(word string, dst []Entry) ([]Entry, error) {
 	b := lx.block(word)
 	if b < 0 {
 		return dst, nil
@@ -487,7 +487,7 @@ func compareWord(b []byte, s string) int {
 // Prefix calls fn for every word starting with prefix, in ascending order,
 // with its entries, until fn returns false. The entries are reused between
 // calls.
-func (lx *Lexicon) Prefix(prefix string, fn func(word string, es []Entry) bool) error {
+func (lx *lexicon) Prefix(prefix string, fn func(word string, es []Entry) bool) error {
 	b := max(lx.block(prefix), 0)
 	var es []Entry
 	for ; b < len(lx.blockOff)-1; b++ {
@@ -517,7 +517,7 @@ func (lx *Lexicon) Prefix(prefix string, fn func(word string, es []Entry) bool) 
 
 // each calls fn for every word and its entries in ascending order; word and
 // es are reused between calls.
-func (lx *Lexicon) each(fn func(word []byte, es []Entry) error) error {
+func (lx *lexicon) each(fn func(word []byte, es []Entry) error) error {
 	var es []Entry
 	var prev []byte
 	words := 0
@@ -570,7 +570,7 @@ func (d *segDict) size() int { return len(d.words) + d.spilled }
 
 // segDict gathers the dictionary of the segment at ordinal ord, of terms
 // terms, checking that its termIDs are each used once.
-func (lx *Lexicon) segDict(ord, terms int) (*segDict, error) {
+func (lx *lexicon) segDict(ord, terms int) (*segDict, error) {
 	d := &segDict{info: make([]uint32, 2*terms)}
 	seen := make([]bool, terms)
 	var entries int64
@@ -689,7 +689,7 @@ func (b *lexBuilder) encode(w io.Writer, segSeq []uint64) error {
 // are renumbered (or dropped), or the dictionary of a new segment.
 type lexSource struct {
 	// an old lexicon
-	lx       *Lexicon
+	lx       *lexicon
 	remap    []int // old ordinal → new ordinal, -1 when dropped
 	identity bool  // remap keeps every ordinal: records are copied as they are
 	block    int
@@ -906,7 +906,7 @@ func sortEntries(es []Entry) {
 // When m has the old segments in the same order the old lexicon is named
 // again. It returns the name of the file it wrote ("" when none): the
 // caller removes it if the commit fails.
-func writeLexicon(dir string, m *Manifest, old *Lexicon, oldM *Manifest, fresh map[string]*segDict) (string, error) {
+func writeLexicon(dir string, m *Manifest, old *lexicon, oldM *Manifest, fresh map[string]*segDict) (string, error) {
 	m.Lexicon, m.LexiconBytes = "", 0
 	if len(m.Segments) == 0 {
 		return "", nil

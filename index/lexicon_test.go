@@ -56,7 +56,7 @@ func checkLexicon(t *testing.T, ix *Index) {
 		words = append(words, w)
 	}
 	sort.Strings(words)
-	if n := ix.Lexicon().numWords(); n != len(words) {
+	if n := ix.lex.numWords(); n != len(words) {
 		t.Fatalf("lexicon holds %d words, the documents %d", n, len(words))
 	}
 	var es []Entry

@@ -136,7 +136,7 @@ func recoverFrom(dir, lexName string, dels []string, next uint64) (*RecoverRepor
 // openLexiconSegments maps and checks the segments lexicon lx (the file
 // lexName) names, in its order. The segments opened before a failure are
 // returned with the error, for the caller to close.
-func openLexiconSegments(dir, lexName string, lx *Lexicon) ([]*Segment, error) {
+func openLexiconSegments(dir, lexName string, lx *lexicon) ([]*Segment, error) {
 	segs := make([]*Segment, 0, len(lx.segSeq))
 	for _, seq := range lx.segSeq {
 		path := filepath.Join(dir, segmentFileName(seq))

@@ -29,7 +29,7 @@ type Segment struct {
 	// The segment's words live in the index's lexicon (lexicon.go), at
 	// ordinal ord; its dictionary by termID is gathered from there when
 	// first needed (LoadTerms).
-	lex      *Lexicon
+	lex      *lexicon
 	ord      int
 	dictOnce sync.Once
 	dict     *segDict

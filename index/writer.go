@@ -912,7 +912,7 @@ func (w *Writer) publish(m *Manifest, tombs []pendingFile) error {
 			return fmt.Errorf("write tombstones %s: %w", t.name, err)
 		}
 	}
-	var oldLex *Lexicon
+	var oldLex *lexicon
 	if !w.rebuild && w.base != nil {
 		oldLex = w.base.lex
 	}
