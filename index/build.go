@@ -488,7 +488,7 @@ func (b *segmentBuilder) postDocument(doc int, d *analyzedDoc, nb int, sc *postS
 	return nil
 }
 
-// encodeLists encodes the lists in termID order (lists.go), and places the
+// encodeLists encodes the lists in termID order (internal/doclist), and places the
 // plain lists' frequencies (freqs.go); the treatment word then holds the
 // list's byte offset / 2 and its encoding.
 func (b *segmentBuilder) encodeLists() {

@@ -35,7 +35,7 @@ type Segment struct {
 	dict     *segDict
 	dictErr  error
 
-	lists []byte // the lists section (lists.go)
+	lists []byte // the lists section (internal/doclist)
 
 	rows   []uint64 // all rows, row-major
 	rowPop []uint32 // popcount of every row

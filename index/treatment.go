@@ -74,11 +74,11 @@ const maxK = 63
 //
 //   - a private row, an exact bitmap of its documents, when that row is no
 //     larger than the shared rows the term would need (f ≥ Density/k);
-//   - an exact list of its documents (lists.go) for the rarest tail, f below
-//     ListDensity (lowered in a segment where the tail would otherwise hold
-//     more postings than the shared rows; see withTail), where a Bloom row
-//     cannot pay for itself: such a term
-//     needs many shared rows, each read at every query, while its list is a
+//   - an exact list of its documents (internal/doclist) for the rarest
+//     tail, f below ListDensity (lowered in a segment where the tail would
+//     otherwise hold more postings than the shared rows; see withTail),
+//     where a Bloom row cannot pay for itself: such a term needs many
+//     shared rows, each read at every query, while its list is a
 //     few bytes that let a query skip straight to the blocks it touches. In a
 //     segment whose rows would be mostly padding (under 256 documents) every
 //     term whose list is smaller than one row gets a list;

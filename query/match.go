@@ -155,7 +155,7 @@ func andRowsInto(rows [][]uint64, base int, out *block, loads *int64) bool {
 	return out[0]|out[1]|out[2]|out[3]|out[4]|out[5]|out[6]|out[7] != 0
 }
 
-// cursor walks one term's list a block at a time (index/lists.go has the
+// cursor walks one term's list a block at a time (internal/doclist has the
 // two encodings). Blocks are mostly asked in ascending order, so the cursor
 // only moves forward, galloping through a plain list when it has far to go; a
 // block before the cursor starts it again from the top.
