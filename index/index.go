@@ -212,10 +212,10 @@ func (ix *Index) Manifest() Manifest {
 }
 
 // IsCurrent reports whether the directory's MANIFEST still describes this
-// snapshot: it is whole (its checksum holds) and says what the snapshot's
-// says. After a commit it does not; nor after a MANIFEST was rewritten
-// without a new generation, whatever its generation reads: open the index
-// again to see what it now holds.
+// snapshot: it is whole (its checksum holds) and equal, field for field, to
+// the MANIFEST the snapshot was opened from. A commit makes it false, and so
+// does a MANIFEST rewritten without a new generation: open the index again
+// to see what the directory now holds.
 func (ix *Index) IsCurrent() bool {
 	m, err := readManifest(ix.dir)
 	return err == nil && reflect.DeepEqual(m, ix.manifest)

@@ -345,9 +345,9 @@ func (s *Segment) ListOf(e Entry) doclist.List { return s.list(e.treat, e.DF) }
 func (s *Segment) list(t uint32, n int) doclist.List {
 	off := 2 * int(t&^(listFlag|chunkedFlag))
 	if t&chunkedFlag != 0 {
-		return doclist.Chunked(s.lists[off:], n)
+		return doclist.NewChunked(s.lists[off:], n)
 	}
-	return doclist.Plain(bytesAsU16(s.lists[off : off+2*n]))
+	return doclist.NewPlain(bytesAsU16(s.lists[off : off+2*n]))
 }
 
 // RowWords is the length of every rank-0 row in uint64 words (a multiple of

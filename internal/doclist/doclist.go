@@ -27,12 +27,13 @@ type List struct {
 	n       int      // entries
 }
 
-// Plain is the plain list docs, used in place.
-func Plain(docs []uint16) List { return List{plain: docs, n: len(docs)} }
+// NewPlain is the plain list of docs (ascending), read in place.
+func NewPlain(docs []uint16) List { return List{plain: docs, n: len(docs)} }
 
-// Chunked is the chunked list of n entries that starts at b[0]; b may run
-// on past the list's end (to the end of the lists section).
-func Chunked(b []byte, n int) List { return List{chunked: b, n: n} }
+// NewChunked is the chunked list of n entries that starts at b[0], read in
+// place; b may run on past the list's end (to the end of the lists
+// section). ChunkedEnd validates it.
+func NewChunked(b []byte, n int) List { return List{chunked: b, n: n} }
 
 // Len is the number of documents in the list.
 func (l List) Len() int { return l.n }
@@ -156,7 +157,7 @@ func ChunkedEnd(b []byte, n, chunks int) int {
 func Encode(docs []uint16) List {
 	b, chunked := Append(nil, docs)
 	if chunked {
-		return Chunked(b, len(docs))
+		return NewChunked(b, len(docs))
 	}
-	return Plain(slices.Clone(docs))
+	return NewPlain(slices.Clone(docs))
 }

@@ -43,9 +43,9 @@ func TestListEncodings(t *testing.T) {
 			if end < 0 || end > len(body) {
 				t.Fatalf("a valid chunked list failed validation")
 			}
-			l = Chunked(body, df)
+			l = NewChunked(body, df)
 		} else {
-			l = Plain(u16s(body))
+			l = NewPlain(u16s(body))
 		}
 		if e := Encode(docs); e.Chunked() != chunked || !slices.Equal(e.AppendTo(nil), docs) {
 			t.Fatalf("Encode of %d documents differs from Append (chunked %v)", df, chunked)
