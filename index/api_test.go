@@ -113,13 +113,13 @@ func exportedAPI(t *testing.T, dir string) string {
 
 // typeKind names what a type declaration declares.
 func typeKind(e ast.Expr) string {
-	switch e.(type) {
+	switch e := e.(type) {
 	case *ast.StructType:
 		return "struct"
 	case *ast.InterfaceType:
 		return "interface"
 	case *ast.Ident:
-		return e.(*ast.Ident).Name
+		return e.Name
 	}
 	return "type"
 }
