@@ -56,9 +56,20 @@ func TestAPI(t *testing.T) {
 // (outside tests), sorted, one a line.
 func exportedAPI(t *testing.T, dir string) string {
 	fset := token.NewFileSet()
-	pkgs, err := parser.ParseDir(fset, dir, func(fi os.FileInfo) bool { return !strings.HasSuffix(fi.Name(), "_test.go") }, 0)
+	names, err := filepath.Glob(filepath.Join(dir, "*.go"))
 	if err != nil {
 		t.Fatal(err)
+	}
+	var files []*ast.File
+	for _, name := range names {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, name, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, f)
 	}
 	src := func(n ast.Node) string {
 		var b bytes.Buffer
@@ -68,38 +79,36 @@ func exportedAPI(t *testing.T, dir string) string {
 		return strings.Join(strings.Fields(b.String()), " ")
 	}
 	var lines []string
-	for _, p := range pkgs {
-		for _, f := range p.Files {
-			for _, d := range f.Decls {
-				switch d := d.(type) {
-				case *ast.FuncDecl:
-					if !d.Name.IsExported() {
+	for _, f := range files {
+		for _, d := range f.Decls {
+			switch d := d.(type) {
+			case *ast.FuncDecl:
+				if !d.Name.IsExported() {
+					continue
+				}
+				name := d.Name.Name
+				if d.Recv != nil {
+					recv := d.Recv.List[0].Type
+					if s, ok := recv.(*ast.StarExpr); ok {
+						recv = s.X
+					}
+					if !ast.IsExported(src(recv)) {
 						continue
 					}
-					name := d.Name.Name
-					if d.Recv != nil {
-						recv := d.Recv.List[0].Type
-						if s, ok := recv.(*ast.StarExpr); ok {
-							recv = s.X
+					name = "(" + src(d.Recv.List[0].Type) + ") " + name
+				}
+				lines = append(lines, "func "+name+strings.TrimPrefix(src(d.Type), "func"))
+			case *ast.GenDecl:
+				for _, s := range d.Specs {
+					switch s := s.(type) {
+					case *ast.TypeSpec:
+						if s.Name.IsExported() {
+							lines = append(lines, "type "+s.Name.Name+" "+typeKind(s.Type))
 						}
-						if !ast.IsExported(src(recv)) {
-							continue
-						}
-						name = "(" + src(d.Recv.List[0].Type) + ") " + name
-					}
-					lines = append(lines, "func "+name+strings.TrimPrefix(src(d.Type), "func"))
-				case *ast.GenDecl:
-					for _, s := range d.Specs {
-						switch s := s.(type) {
-						case *ast.TypeSpec:
-							if s.Name.IsExported() {
-								lines = append(lines, "type "+s.Name.Name+" "+typeKind(s.Type))
-							}
-						case *ast.ValueSpec:
-							for _, n := range s.Names {
-								if n.IsExported() {
-									lines = append(lines, d.Tok.String()+" "+n.Name)
-								}
+					case *ast.ValueSpec:
+						for _, n := range s.Names {
+							if n.IsExported() {
+								lines = append(lines, d.Tok.String()+" "+n.Name)
 							}
 						}
 					}
