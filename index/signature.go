@@ -139,6 +139,17 @@ func (s *Segment) RebuildRows() ([]uint32, error) {
 	return sig.popcounts(), nil
 }
 
+// ListDocs returns the list of the term of entry e, a term this segment
+// keeps as a list, as a bit per document, as long as a rank-0 row (RowDocs),
+// in a new slice.
+func (s *Segment) ListDocs(e Entry) []uint64 {
+	out := make([]uint64, s.RowWords())
+	for _, d := range s.ListOf(e).AppendTo(nil) {
+		out[d/64] |= 1 << (d % 64)
+	}
+	return out
+}
+
 // RowDocs returns row r as a bit per document, as long as a rank-0 row: a
 // rank-0 row in place, a higher-rank row expanded (each of its bits set for
 // the 2^Rank documents it stands for) into a new slice.

@@ -290,7 +290,7 @@ func segmentSteps(seg *index.Segment, si int, pos []TermExplanation, posEnts [][
 		ok := e.DF > 0
 		if ok && e.Treatment().List {
 			st.Rows = []RowInfo{{Row: -1, List: true, Density: float64(e.DF) / float64(max(1, seg.NumDocs()))}}
-			l := listBits(seg, e)
+			l := seg.ListDocs(e)
 			st.Survivors = 0
 			for i := range acc {
 				acc[i] &= l[i]
@@ -320,26 +320,6 @@ func lookupAll(ix *index.Index, term string) ([]index.Entry, error) {
 		out[e.Seg] = e
 	}
 	return out, err
-}
-
-// ListBits is the bitmap of a term stored as a list in seg (an index
-// segment), as long as a row: all zero when the term has no list there.
-func ListBits(ix *index.Index, seg *index.Segment, term string) []uint64 {
-	es, _ := ix.Lookup(term, nil)
-	for _, e := range es {
-		if ix.Segments()[e.Seg] == seg && e.Treatment().List {
-			return listBits(seg, e)
-		}
-	}
-	return make([]uint64, seg.RowWords())
-}
-
-func listBits(seg *index.Segment, e index.Entry) []uint64 {
-	out := make([]uint64, seg.RowWords())
-	for _, d := range seg.ListOf(e).AppendTo(nil) {
-		out[d/64] |= 1 << (d % 64)
-	}
-	return out
 }
 
 // countAnd ANDs rows into acc (or into the live row when acc is nil) and

@@ -168,6 +168,18 @@ func makeFunnel(ex *query.Explanation, steps []string, survivors []int) funnelSV
 	return f
 }
 
+// listDocs is the list of term in seg as a bit per document (all zero where
+// seg keeps no list of it).
+func listDocs(ix *index.Index, seg *index.Segment, term string) []uint64 {
+	es, _ := ix.Lookup(term, nil)
+	for _, e := range es {
+		if ix.Segments()[e.Seg] == seg && e.Treatment().List {
+			return seg.ListDocs(e)
+		}
+	}
+	return make([]uint64, seg.RowWords())
+}
+
 // drawSegment redoes the segment's AND on its rows to shade each stretch of
 // documents: Explain gives the counts, the rows give where the bits are.
 func drawSegment(ix *index.Index, seg *index.Segment, sg query.SegmentSteps, survivors int) segmentSVG {
@@ -213,7 +225,7 @@ func drawSegment(ix *index.Index, seg *index.Segment, sg query.SegmentSteps, sur
 			}
 			switch {
 			case r.List:
-				row = query.ListBits(ix, seg, st.Term)
+				row = listDocs(ix, seg, st.Term)
 				s.Class, s.Row = "private", "list"
 			case r.Private:
 				row = seg.Row(r.Row)
