@@ -12,6 +12,7 @@ import (
 	"github.com/bitsieve/bitsieve/corpus"
 	"github.com/bitsieve/bitsieve/index"
 	"github.com/bitsieve/bitsieve/index/inverted"
+	"github.com/bitsieve/bitsieve/internal/segment"
 )
 
 // Build is what building each engine cost.
@@ -173,7 +174,7 @@ func timeRows(ix *index.Index) (float64, error) {
 var rowsSink atomic.Uint64
 
 // buildRows rebuilds a segment's rows with the writer's own code.
-func buildRows(seg *index.Segment) error {
+func buildRows(seg *segment.Segment) error {
 	pop, err := seg.RebuildRows()
 	if len(pop) > 0 {
 		rowsSink.Add(uint64(pop[len(pop)-1]))

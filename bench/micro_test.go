@@ -1,9 +1,10 @@
 package bench
 
 import (
-	"github.com/bitsieve/bitsieve/internal/indextest"
 	"runtime"
 	"testing"
+
+	"github.com/bitsieve/bitsieve/internal/indextest"
 
 	"github.com/bitsieve/bitsieve/corpus"
 	"github.com/bitsieve/bitsieve/index"

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/bitsieve/bitsieve/index"
+	"github.com/bitsieve/bitsieve/internal/segment"
 	"github.com/bitsieve/bitsieve/query"
 	"github.com/bitsieve/bitsieve/tokenize"
 )
@@ -65,7 +66,7 @@ func Sample(ix *index.Index, n int, seed uint64) ([]string, error) {
 		words []word
 		text  []byte
 	)
-	readers := make([]*index.TextReader, len(segs))
+	readers := make([]*segment.TextReader, len(segs))
 	for k := 0; len(out) < n && k < 4*n; k++ {
 		bucket := buckets[k%len(buckets)]
 		for attempt := 0; attempt < 40; attempt++ {

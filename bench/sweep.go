@@ -15,6 +15,7 @@ import (
 
 	"github.com/bitsieve/bitsieve/index"
 	"github.com/bitsieve/bitsieve/index/inverted"
+	"github.com/bitsieve/bitsieve/internal/segment"
 	"github.com/bitsieve/bitsieve/query"
 )
 
@@ -44,7 +45,7 @@ type Sweep struct {
 // documents within segments.
 type SweepSet struct {
 	Params index.Params
-	Order  index.DocOrder
+	Order  segment.DocOrder
 }
 
 // defaultSet is the index as the writer builds it by default.
@@ -71,7 +72,7 @@ func (p SweepParams) Index() index.Params {
 func sweepParams(set SweepSet) SweepParams {
 	p := set.Params
 	sp := SweepParams{Density: p.Density, SNR: p.SNR, KMin: p.KMin, KMax: p.KMax, ListDensity: p.ListDensity, Rank: p.Rank, PairK: p.PairK}
-	if set.Order != index.OrderKept {
+	if set.Order != segment.OrderKept {
 		sp.Order = set.Order.String()
 	}
 	return sp
@@ -283,7 +284,7 @@ const sweepKeys = "density, snr, list, rank, kmin, kmax, pairs, order"
 // with keys density (the target row density), snr, list (the list density;
 // 0: no lists), kmin and kmax, whose values are decimal numbers or fractions
 // such as 1/64, and order (kept, shuffled or minhash: the order of documents
-// within segments; index.DocOrder). A key left out takes its value from
+// within segments; segment.DocOrder). A key left out takes its value from
 // index.DefaultParams and the kept order; the set "default" is the index as
 // the writer builds it.
 func ParseSweep(spec string) ([]SweepSet, error) {
@@ -342,7 +343,7 @@ func parseSweepSet(s string) (SweepSet, error) {
 		}
 		seen[name] = true
 		if name == "order" {
-			o, err := index.ParseDocOrder(v)
+			o, err := segment.ParseDocOrder(v)
 			if err != nil {
 				return set, err
 			}
@@ -409,7 +410,7 @@ func parseNumber(s string) (float64, error) {
 // SetLabel names a sweep set in reports: its ParamsLabel, and the document
 // order when it is not the kept one.
 func SetLabel(set SweepSet) string {
-	if set.Order != index.OrderKept {
+	if set.Order != segment.OrderKept {
 		return ParamsLabel(set.Params) + " " + set.Order.String()
 	}
 	return ParamsLabel(set.Params)

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/bitsieve/bitsieve/index"
+	"github.com/bitsieve/bitsieve/internal/segment"
 )
 
 func TestParseSweep(t *testing.T) {
@@ -28,9 +29,9 @@ func TestParseSweep(t *testing.T) {
 		t.Fatalf("parsed %+v", sets)
 	}
 	for i := range want {
-		order := index.OrderKept
+		order := segment.OrderKept
 		if i == 4 {
-			order = index.OrderMinHash
+			order = segment.OrderMinHash
 		}
 		if sets[i].Params != want[i] || sets[i].Order != order {
 			t.Errorf("set %d: %+v, want %+v in order %v", i+1, sets[i], want[i], order)
@@ -100,7 +101,7 @@ func TestSweepOnSample(t *testing.T) {
 		t.Fatalf("%d points, the first %+v", len(sw.Points), sw.Points[0])
 	}
 	for i, p := range sw.Points[1:] {
-		if p.Default || p.Params.Index() != sets[i].Params || p.Label != SetLabel(sets[i]) || (p.Params.Order != "") != (sets[i].Order != index.OrderKept) {
+		if p.Default || p.Params.Index() != sets[i].Params || p.Label != SetLabel(sets[i]) || (p.Params.Order != "") != (sets[i].Order != segment.OrderKept) {
 			t.Fatalf("point %d is %+v, want set %+v", i+1, p, sets[i])
 		}
 	}

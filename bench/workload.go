@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/bitsieve/bitsieve/index"
+	"github.com/bitsieve/bitsieve/internal/segment"
 	"github.com/bitsieve/bitsieve/query"
 )
 
@@ -116,7 +117,7 @@ func Classify(s *query.Searcher, text, source string) (Query, error) {
 			}
 		case *query.Prefix:
 			df := 0
-			ix.Prefix(x.Prefix, func(_ string, es []index.Entry) bool {
+			ix.Prefix(x.Prefix, func(_ string, es []segment.Entry) bool {
 				for _, e := range es {
 					df += e.DF
 				}

@@ -1,6 +1,10 @@
 package index
 
-import "slices"
+import (
+	"slices"
+
+	"github.com/bitsieve/bitsieve/internal/segment"
+)
 
 // classBand is the band of length classes that may share a segment: classes
 // 2b and 2b+1, documents of 2^(2b-1) to 2^(2b+1)-1 distinct terms. A band
@@ -13,7 +17,7 @@ func classBand(c int) int { return c / 2 }
 // the classes of a band are merged into one segment (or one per class when
 // they would exceed capacity), and bands are never mixed. A band whose
 // leftovers are few makes a small segment; in a segment of under 256
-// documents, whose rows would be mostly padding, terms get lists (Treatment).
+// documents, whose rows would be mostly padding, terms get lists (segment.Treatment).
 func groupLeftovers(classes map[int]*classBuffer, capacity int) (groups [][]*analyzedDoc, class []int) {
 	keys := make([]int, 0, len(classes))
 	for c, b := range classes {
@@ -53,7 +57,7 @@ type classBuffer struct {
 // MaxSegmentBytes of text or half the memory budget.
 func (b *classBuffer) add(d *analyzedDoc, capacity int, maxBytes, budget int64) bool {
 	b.docs = append(b.docs, d)
-	b.bytes += int64(len(d.doc.Text))
+	b.bytes += int64(len(d.Text))
 	b.mem += d.mem
 	return len(b.docs) >= capacity || b.bytes >= maxBytes || b.mem >= budget/2
 }
@@ -71,7 +75,7 @@ func newClassBuffers() classBuffers { return classBuffers{classes: map[int]*clas
 // any: d's, when its buffer is full (early when it is full only by memory),
 // or the largest, early, when the buffers together reach the budget.
 func (cb *classBuffers) add(d *analyzedDoc, capacity int, maxBytes, budget int64) (class int, seal, early bool) {
-	c := lengthClass(len(d.terms))
+	c := segment.LengthClassOf(len(d.Terms))
 	b := cb.classes[c]
 	if b == nil {
 		b = &classBuffer{}
@@ -104,4 +108,28 @@ func largestBuffer(classes map[int]*classBuffer) int {
 		}
 	}
 	return c
+}
+
+// analyzedDoc is a document after analysis, waiting in a length-class
+// buffer until it is sealed into a segment (segment.Build).
+type analyzedDoc struct {
+	segment.Doc
+	dropped bool  // deleted or replaced before its segment was sealed
+	mem     int64 // bytes it holds, about (footprint)
+}
+
+// footprint estimates the bytes an analyzed document holds while it waits
+// in a writer's buffer: its text, positions and terms (whose bytes the
+// writer shares between documents), and what Go spends around them.
+func (d *analyzedDoc) footprint() int64 {
+	return int64(len(d.Text)+len(d.Key)+len(d.Title)+len(d.Pos)+24*len(d.Terms)) + 256
+}
+
+// segmentDocs are the documents of docs, as segment.Build takes them.
+func segmentDocs(docs []*analyzedDoc) []*segment.Doc {
+	out := make([]*segment.Doc, len(docs))
+	for i, d := range docs {
+		out[i] = &d.Doc
+	}
+	return out
 }

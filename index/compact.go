@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cespare/xxhash/v2"
+	"github.com/bitsieve/bitsieve/internal/segment"
 )
 
 // CompactPolicy is the compaction a Writer runs after each commit. Small
@@ -164,10 +164,10 @@ func planCompaction(m *Manifest, opt CompactOptions) []int {
 // hash, so a merge never carries damage into a new file. Documents are
 // routed by their own length class, as the writer routes them.
 func merge(dir string, m *Manifest, group []int, opt CompactOptions, st *CompactStats) (*Manifest, error) {
-	mg := &merger{dir: dir, m: m, opt: opt, seq: m.NextFile, fresh: map[string]*segDict{}, buf: newClassBuffers()}
+	mg := &merger{dir: dir, m: m, opt: opt, seq: m.NextFile, fresh: map[string]*segment.Dict{}, buf: newClassBuffers()}
 	// The words of the merged segments, and of those kept, are in the
 	// lexicon of m.
-	lx, err := openLexicon(dir, m.Lexicon, verifyData)
+	lx, err := openLexicon(dir, m.Lexicon, segment.VerifyData)
 	if err != nil {
 		return nil, err
 	}
@@ -209,11 +209,11 @@ type merger struct {
 	opt CompactOptions
 	lx  *lexicon // m's lexicon
 
-	seq     uint64              // sequence number of the next file
-	outs    []ManifestSegment   // the segments written
-	fresh   map[string]*segDict // their dictionaries, by file name
-	lexName string              // the lexicon written, once it is
-	buf     classBuffers        // documents not yet written, by length class
+	seq     uint64                   // sequence number of the next file
+	outs    []ManifestSegment        // the segments written
+	fresh   map[string]*segment.Dict // their dictionaries, by file name
+	lexName string                   // the lexicon written, once it is
+	buf     classBuffers             // documents not yet written, by length class
 
 	docs, dropped int   // documents carried over and deleted ones left behind
 	bytesIn       int64 // size of the merged segments
@@ -225,13 +225,13 @@ type merger struct {
 func (mg *merger) addSegment(i int) error {
 	ms := mg.m.Segments[i]
 	mg.bytesIn += ms.Bytes
-	s, err := openEntry(mg.dir, ms, mg.m.Analyzer, verifyData)
+	s, err := openEntry(mg.dir, ms, mg.m.Analyzer, segment.VerifyData)
 	if err != nil {
 		return err
 	}
-	defer s.close()
-	s.lex, s.ord = mg.lx, i
-	src, err := newMergeSource(s)
+	defer s.Close()
+	mg.lx.lendDict(s, i)
+	src, err := s.NewDocReader()
 	if err != nil {
 		return err
 	}
@@ -240,10 +240,11 @@ func (mg *merger) addSegment(i int) error {
 			mg.dropped++
 			continue
 		}
-		ad, err := src.doc(d)
+		doc, err := src.Doc(d)
 		if err != nil {
 			return err
 		}
+		ad := &analyzedDoc{Doc: *doc}
 		mg.docs++
 		if err := mg.route(ad); err != nil {
 			return err
@@ -269,7 +270,7 @@ func (mg *merger) route(ad *analyzedDoc) error {
 func (mg *merger) write(docs []*analyzedDoc, class int) error {
 	name := segmentFileName(mg.seq)
 	mg.seq++
-	ms, dict, err := writeSegmentFile(mg.dir, name, docs, mg.opt.Params, class, mg.m.Analyzer)
+	ms, dict, err := writeSegmentFile(mg.dir, name, segmentDocs(docs), mg.opt.Params, class, mg.m.Analyzer)
 	if err != nil {
 		return err
 	}
@@ -350,11 +351,11 @@ func packLeftovers(classes map[int]*classBuffer, capacity int, maxBytes int64) (
 			cut()
 		}
 		for _, d := range classes[c].docs {
-			if len(cur) >= capacity || (len(cur) > 0 && curBytes+int64(len(d.doc.Text)) > maxBytes) {
+			if len(cur) >= capacity || (len(cur) > 0 && curBytes+int64(len(d.Text)) > maxBytes) {
 				cut()
 			}
 			cur = append(cur, d)
-			curBytes += int64(len(d.doc.Text))
+			curBytes += int64(len(d.Text))
 			curClass = c
 		}
 		if len(cur) >= capacity/2 || curBytes >= maxBytes/4 {
@@ -376,79 +377,7 @@ func packLeftovers(classes map[int]*classBuffer, capacity int, maxBytes int64) (
 func sumText(docs []*analyzedDoc) int64 {
 	var n int64
 	for _, d := range docs {
-		n += int64(len(d.doc.Text))
+		n += int64(len(d.Text))
 	}
 	return n
-}
-
-// mergeSource rebuilds analyzed documents from a segment.
-type mergeSource struct {
-	s     *Segment
-	terms []string // by termID
-	text  *TextReader
-	post  []Posting
-
-	locals, positions, marks, tfs []uint32
-}
-
-func newMergeSource(s *Segment) (*mergeSource, error) {
-	if err := s.LoadTerms(); err != nil {
-		return nil, err
-	}
-	terms := make([]string, s.NumTerms())
-	s.Terms(func(t string, id TermID) bool {
-		terms[id] = t
-		return true
-	})
-	return &mergeSource{s: s, terms: terms, text: s.NewTextReader()}, nil
-}
-
-func (src *mergeSource) doc(d int) (*analyzedDoc, error) {
-	s := src.s
-	var err error
-	if src.post, err = s.Forward(src.post[:0], d); err != nil {
-		return nil, err
-	}
-	info := s.Doc(d)
-	if len(src.post) != info.Distinct {
-		return nil, &CorruptError{File: s.name, Section: "forward", Detail: fmt.Sprintf("document %d has %d terms, its table entry says %d", d, len(src.post), info.Distinct)}
-	}
-	// Terms in term order; the positions' tokens, which name terms in
-	// forward (termID) order, are renumbered to match.
-	order := make([]int, len(src.post))
-	for i := range order {
-		order[i] = i
-	}
-	slices.SortFunc(order, func(a, b int) int {
-		return strings.Compare(src.terms[src.post[a].Term], src.terms[src.post[b].Term])
-	})
-	terms := make([]termFreq, len(src.post))
-	perm := make([]uint32, len(src.post))
-	for i, o := range order {
-		p := src.post[o]
-		terms[i] = termFreq{src.terms[p.Term], p.TF}
-		perm[o] = uint32(i)
-	}
-	e := s.pos[s.posOff[d]:s.posOff[d+1]]
-	if src.locals, src.positions, src.marks, err = decodePositionsEntry(e, tfsOf(src.post, &src.tfs), src.locals[:0], src.positions[:0], src.marks[:0]); err != nil {
-		return nil, s.badPositions(d, err.Error())
-	}
-	if len(src.locals) != info.Tokens {
-		return nil, s.badPositions(d, fmt.Sprintf("%d tokens, its table entry says %d", len(src.locals), info.Tokens))
-	}
-	for i, l := range src.locals {
-		src.locals[i] = perm[l]
-	}
-	text, err := src.text.Text(d)
-	if err != nil {
-		return nil, err
-	}
-	if len(text) != info.TextLen || xxhash.Sum64(text) != info.Hash {
-		return nil, &CorruptError{File: s.name, Section: "store", Detail: fmt.Sprintf("text of document %d (%s) does not match its hash", d, info.Key)}
-	}
-	return &analyzedDoc{
-		doc:   Document{Key: info.Key, Title: info.Title, Text: slices.Clone(text), Size: info.Size, ModTime: info.ModTime},
-		terms: terms, tokens: info.Tokens, hash: info.Hash, source: info.Source,
-		pos: appendTokens(nil, src.locals, src.positions, src.marks),
-	}, nil
 }

@@ -11,7 +11,7 @@ import (
 // MANIFEST that is whole can still disagree with the files it names (a
 // crafted one, or one restored from another copy). Every field of a segment's
 // entry is checked against the file when the segment is opened
-// (Segment.applyEntry). What an entry can lose without a trace in the files it
+// (applyEntry). What an entry can lose without a trace in the files it
 // names — a tombstone — is checked here, against the files it does not name.
 
 // lostTombstone returns an error when dir holds a tombstone of one of m's

@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+
+	"github.com/bitsieve/bitsieve/internal/segment"
 )
 
 // A writer spills the dictionary of each segment it seals to a scratch file
@@ -20,12 +22,12 @@ import (
 // removed when the next writer starts.
 //
 // The file is the segment's words in ascending order, each as: uvarint
-// length, the word's bytes, uvarint termID, uvarint df, uvarint treatment.
+// length, the word's bytes, uvarint termID, uvarint df, uvarint treatment code (segment.Entry.Code).
 // It is not fsynced: it is scratch, and the commit reads it in the same run.
 
 // spillDict writes d for segment seg in dir and returns the spilled
 // dictionary that stands for it.
-func spillDict(dir, seg string, d *segDict) (*segDict, error) {
+func spillDict(dir, seg string, d *segment.Dict) (*segment.Dict, error) {
 	path := filepath.Join(dir, seg+".dict"+tmpSuffix)
 	f, err := os.Create(path)
 	if err != nil {
@@ -33,13 +35,13 @@ func spillDict(dir, seg string, d *segDict) (*segDict, error) {
 	}
 	bw := bufio.NewWriterSize(f, 256<<10)
 	var rec []byte
-	for i, w := range d.words {
-		id := d.ids[i]
+	for i, w := range d.Words {
+		e := d.Entry(0, i)
 		rec = binary.AppendUvarint(rec[:0], uint64(len(w)))
 		rec = append(rec, w...)
-		rec = binary.AppendUvarint(rec, uint64(id))
-		rec = binary.AppendUvarint(rec, uint64(d.info[2*id]))
-		rec = binary.AppendUvarint(rec, uint64(d.info[2*id+1]))
+		rec = binary.AppendUvarint(rec, uint64(e.ID))
+		rec = binary.AppendUvarint(rec, uint64(e.DF))
+		rec = binary.AppendUvarint(rec, e.Code())
 		if _, err = bw.Write(rec); err != nil {
 			break
 		}
@@ -54,7 +56,7 @@ func spillDict(dir, seg string, d *segDict) (*segDict, error) {
 		os.Remove(path)
 		return nil, fmt.Errorf("spill the dictionary of %s: %w", seg, err)
 	}
-	return &segDict{spill: path, spilled: len(d.words)}, nil
+	return &segment.Dict{Spill: path, Spilled: len(d.Words)}, nil
 }
 
 // maxSpilledWord bounds the length a spilled word may claim, so a damaged
@@ -69,17 +71,17 @@ type dictReader struct {
 	left int // words not read yet
 }
 
-func openSpill(d *segDict) (*dictReader, error) {
-	f, err := os.Open(d.spill)
+func openSpill(d *segment.Dict) (*dictReader, error) {
+	f, err := os.Open(d.Spill)
 	if err != nil {
 		return nil, fmt.Errorf("read a spilled dictionary: %w", err)
 	}
-	return &dictReader{f: f, r: bufio.NewReaderSize(f, 64<<10), path: d.spill, left: d.spilled}, nil
+	return &dictReader{f: f, r: bufio.NewReaderSize(f, 64<<10), path: d.Spill, left: d.Spilled}, nil
 }
 
 // next reads the next word into word and its entry into e; it returns false
 // at the end.
-func (dr *dictReader) next(word *[]byte, e *Entry) (bool, error) {
+func (dr *dictReader) next(word *[]byte, e *segment.Entry) (ok bool, err error) {
 	if dr.left == 0 {
 		return false, nil
 	}
@@ -104,7 +106,9 @@ func (dr *dictReader) next(word *[]byte, e *Entry) (bool, error) {
 		}
 		return false, fmt.Errorf("read the spilled dictionary %s: %w", dr.path, err)
 	}
-	*e = Entry{ID: TermID(v[0]), DF: int(v[1]), treat: uint32(v[2])}
+	if *e, ok = segment.EntryOf(0, segment.TermID(v[0]), int(v[1]), v[2]); !ok {
+		return false, fmt.Errorf("read the spilled dictionary %s: entry of %q has treatment code %d", dr.path, *word, v[2])
+	}
 	return true, nil
 }
 

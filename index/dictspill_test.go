@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/bitsieve/bitsieve/internal/segment"
 )
 
 // TestSpilledDictionaries: a writer leaves no spilled dictionary behind,
@@ -46,21 +48,21 @@ func TestSpilledDictionaries(t *testing.T) {
 // it, not a lexicon with words missing.
 func TestSpillDamaged(t *testing.T) {
 	dir := t.TempDir()
-	d := &segDict{words: []string{"alpha", "beta", "gamma"}, ids: []uint32{2, 0, 1}, info: []uint32{5, 0, 6, 0, 7, 0}}
+	d := &segment.Dict{Words: []string{"alpha", "beta", "gamma"}, IDs: []uint32{2, 0, 1}, Info: []uint32{5, 1, 6, 1, 7, 1}}
 	sp, err := spillDict(dir, "00000001.v7.seg", d)
 	if err != nil {
 		t.Fatal(err)
 	}
-	fi, err := os.Stat(sp.spill)
+	fi, err := os.Stat(sp.Spill)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Truncate(sp.spill, fi.Size()-3); err != nil {
+	if err := os.Truncate(sp.Spill, fi.Size()-3); err != nil {
 		t.Fatal(err)
 	}
 	src := &lexSource{dict: sp}
 	_, err = mergeLexicon([]*lexSource{src})
-	if err == nil || !strings.Contains(err.Error(), sp.spill) {
-		t.Fatalf("merging a truncated spill: %v; want an error naming %s", err, sp.spill)
+	if err == nil || !strings.Contains(err.Error(), sp.Spill) {
+		t.Fatalf("merging a truncated spill: %v; want an error naming %s", err, sp.Spill)
 	}
 }

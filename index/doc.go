@@ -2,13 +2,21 @@
 // forward index and a document store, grouped in immutable segments, named
 // by a MANIFEST, and read in place through mmap.
 //
+// An embedding program opens an index (Open), searches it with package
+// query, and changes it with a Writer (Create, OpenWriter); Check, Compact,
+// Recover and Stats serve the bitsieve commands of the same names. One
+// segment file, read and written, is package internal/segment's: this
+// package holds what spans segments (the MANIFEST, the lexicon, tombstones,
+// commits, compaction), and Index.Segments and Index.Lookup hand the
+// segments and their words to package query.
+//
 // # Signatures
 //
 // Every document is a Bloom filter over its terms; the filters of a segment
 // are stored column-wise, one long row of bits per hash position, so a
 // conjunctive query ANDs a few rows 64 documents per machine word. Rows are
 // frequency-conscious (BitFunnel). With f = df/n a term gets the cheapest of
-// three structures (Treatment has the rule and the false-positive model):
+// three structures (segment.Treatment has the rule and the false-positive model):
 //
 //   - a private row, an exact bitmap of its documents, when it is no larger
 //     than the term's shared rows;
@@ -33,7 +41,7 @@
 // rank 0 (no df, no lexicon entry: its rows follow from its words' hashes).
 // A phrase of common words ANDs its pairs' rows beside its words', so its
 // candidates are the documents that hold its pairs, not every document
-// holding its words; positions (positions.go) then confirm them.
+// holding its words; positions then confirm them.
 //
 // A query ANDs the words of its high-rank rows for each 512-document block
 // first; where they are zero the block is skipped without reading a rank-0
@@ -78,8 +86,8 @@
 // query looks each word up once (Index.Lookup) and gets every segment's
 // answer; a prefix expands once (Index.Prefix). A commit that changes the
 // segments merges the old lexicon, renumbered, with the new segments'
-// dictionaries; per-termID views of one segment (Segment.Terms, DF,
-// Treatment) are gathered from the lexicon when first asked for.
+// dictionaries; per-termID views of one segment (segment.Segment.Terms, DF,
+// segment.Treatment) are gathered from the lexicon when first asked for.
 //
 // # Changes: incremental writes, deletes, compaction
 //
@@ -91,14 +99,15 @@
 // run over a source did not see. Calls apply in call order.
 //
 // Segments are never modified. A deleted (or replaced) document is marked
-// in a tombstone file of its segment, NNNNNNNN.v7.del: a checksummed bitmap
+// in a tombstone file of its segment, NNNNNNNN.vF.del (F the format
+// version, as in every file name): a checksummed bitmap
 // of the segment's deleted documents, named by the segment's MANIFEST entry
 // with their count. Deleting more documents of a segment writes a new
 // tombstone file. A reader copies the segment's live row and clears the
 // deleted documents' bits, and every query ANDs that row, so a deleted
 // document is never a candidate. BM25 uses live documents only: at open, the
 // deleted documents' forward entries are subtracted from the segment's df
-// (Segment.LiveDFOf) and their lengths from its token count (AvgDocLen); the
+// (segment.Segment.LiveDFOf) and their lengths from its token count (AvgDocLen); the
 // cost is proportional to the deleted documents, which compaction keeps few.
 // Row treatments stay those chosen for the df at seal time until a merge
 // recomputes them.

@@ -3,7 +3,6 @@ package index
 import (
 	"errors"
 	"fmt"
-	"github.com/bitsieve/bitsieve/internal/durable"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -12,6 +11,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/bitsieve/bitsieve/internal/durable"
 
 	"github.com/gofrs/flock"
 )

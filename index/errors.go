@@ -3,6 +3,8 @@ package index
 import (
 	"errors"
 	"fmt"
+
+	"github.com/bitsieve/bitsieve/internal/sectioned"
 )
 
 // errorf makes an error with the package's prefix.
@@ -19,23 +21,12 @@ var ErrNotFound = errors.New("no such document")
 
 // ErrCorrupt is wrapped by every error about bytes that fail a checksum or
 // an invariant; errors.Is(err, ErrCorrupt) tells damage from I/O failure.
-var ErrCorrupt = errors.New("index file is damaged")
+var ErrCorrupt = sectioned.ErrCorrupt
 
-// CorruptError names the file and section that failed validation.
-type CorruptError struct {
-	File    string
-	Section string // "" when the damage is in the header, table or tail
-	Detail  string
-}
-
-func (e *CorruptError) Error() string {
-	if e.Section != "" {
-		return fmt.Sprintf("%s: section %s is damaged: %s", e.File, e.Section, e.Detail)
-	}
-	return fmt.Sprintf("%s is damaged: %s", e.File, e.Detail)
-}
-
-func (e *CorruptError) Unwrap() error { return ErrCorrupt }
+// CorruptError names the file and section that failed validation: File,
+// Section ("" when the damage is in a file's header, table or tail) and
+// Detail, what is wrong.
+type CorruptError = sectioned.CorruptError
 
 // errManifestUnsynced says the new MANIFEST was renamed into place but the
 // directory could not be fsynced: after a crash the directory may hold the

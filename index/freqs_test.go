@@ -8,7 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bitsieve/bitsieve/internal/bitrow"
 	"github.com/bitsieve/bitsieve/internal/sectioned"
+	"github.com/bitsieve/bitsieve/internal/segment"
 )
 
 // freqsDocs is a generated corpus with what section 13 must get right: terms
@@ -31,7 +33,7 @@ func freqsDocs() []Document {
 }
 
 // TestFreqsMatchForward reads, for every document of every segment, the
-// frequency of each of its terms through Segment.FreqsOf and Freqs.Of, and
+// frequency of each of its terms through segment.Segment.FreqsOf and segment.Freqs.Of, and
 // compares it with its forward entry's: equal, or not given (only for a tf
 // from 255 on, and for terms whose frequencies section 13 does not keep);
 // a term the document lacks reads 0. The lengths section gives each
@@ -45,13 +47,13 @@ func TestFreqsMatchForward(t *testing.T) {
 	}
 	defer ix.Close()
 	kinds := map[string]int{}
-	var es []Entry
+	var es []segment.Entry
 	for si, s := range ix.Segments() {
 		if err := s.LoadTerms(); err != nil {
 			t.Fatal(err)
 		}
-		freqs := map[TermID]Freqs{} // the terms with frequencies in section 13
-		s.Terms(func(term string, id TermID) bool {
+		freqs := map[segment.TermID]segment.Freqs{} // the terms with frequencies in section 13
+		s.Terms(func(term string, id segment.TermID) bool {
 			if es, err = ix.Lookup(term, es[:0]); err != nil {
 				t.Fatal(err)
 			}
@@ -79,7 +81,7 @@ func TestFreqsMatchForward(t *testing.T) {
 			}
 			return true
 		})
-		var post []Posting
+		var post []segment.Posting
 		for d := 0; d < s.NumDocs(); d++ {
 			if post, err = s.Forward(post[:0], d); err != nil {
 				t.Fatal(err)
@@ -87,7 +89,7 @@ func TestFreqsMatchForward(t *testing.T) {
 			if s.DocTokens(d) != s.Doc(d).Tokens {
 				t.Fatalf("%s: document %d has length %d, its record says %d", s.Name(), d, s.DocTokens(d), s.Doc(d).Tokens)
 			}
-			holds := map[TermID]bool{}
+			holds := map[segment.TermID]bool{}
 			for _, p := range post {
 				holds[p.Term] = true
 				f, ok := freqs[p.Term]
@@ -96,7 +98,7 @@ func TestFreqsMatchForward(t *testing.T) {
 				}
 				tf, ok := f.Of(d)
 				switch {
-				case !ok && p.TF >= freqSaturated:
+				case !ok && p.TF >= 255: // a frequency byte saturates at 255
 					kinds["saturated"]++
 				case !ok || tf != p.TF:
 					t.Fatalf("%s: document %d, term %d: Of gives %d (%v), the forward entry %d", s.Name(), d, p.Term, tf, ok, p.TF)
@@ -126,11 +128,8 @@ func TestFreqsMatchForward(t *testing.T) {
 // section 14 of a segment, with their checksums made to match, as a faulty
 // writer would: check must name each section.
 func TestCheckFindsWrongFreqs(t *testing.T) {
-	for _, c := range []struct {
-		sec  uint32
-		name string
-	}{{secFreqs, "frequencies"}, {secLengths, "lengths"}} {
-		t.Run(c.name, func(t *testing.T) {
+	for _, name := range []string{"frequencies", "lengths"} {
+		t.Run(name, func(t *testing.T) {
 			dir := t.TempDir()
 			buildIndex(t, dir, freqsDocs(), WriterOptions{})
 			m, err := readManifest(dir)
@@ -142,14 +141,11 @@ func TestCheckFindsWrongFreqs(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			secs, err := readSections(m.Segments[0].File, data, segmentKind)
-			if err != nil {
-				t.Fatal(err)
-			}
-			sec := secs[c.sec]
+			sec := sectionNamed(t, data, name)
 			at := sec.Offset + sec.Length - 1 // the last list's or document's
-			if c.sec == secFreqs {
-				at = sec.Offset + 4*uint64(blocksOf(m.Segments[0].Docs))*uint64(privateRowsOf(t, data, secs))
+			if name == "frequencies" {
+				blocks := (m.Segments[0].Docs + bitrow.BlockDocs - 1) / bitrow.BlockDocs
+				at = sec.Offset + 4*uint64(blocks*privateRowsOf(t, dir))
 			}
 			data[at]++
 			rechecksum(t, data)
@@ -160,7 +156,7 @@ func TestCheckFindsWrongFreqs(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want := fmt.Sprintf("section %s", c.name)
+			want := fmt.Sprintf("section %s", name)
 			for _, p := range rep.Problems {
 				if strings.Contains(p.Error(), want) && strings.Contains(p.Error(), m.Segments[0].File) {
 					return
@@ -171,15 +167,20 @@ func TestCheckFindsWrongFreqs(t *testing.T) {
 	}
 }
 
-// privateRowsOf is the count of private rows in a segment file's params.
-func privateRowsOf(t *testing.T, data []byte, secs map[uint32]section) int {
+// privateRowsOf is the count of private rows of the first segment of the
+// index in dir.
+func privateRowsOf(t *testing.T, dir string) int {
 	t.Helper()
-	p := secs[secParams]
-	h := decodeHeader(data[p.Offset : p.Offset+p.Length])
-	if h.PrivateRows == 0 {
+	ix, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	n := ix.Segments()[0].PrivateRows()
+	if n == 0 {
 		t.Fatal("the segment has no private rows")
 	}
-	return h.PrivateRows
+	return n
 }
 
 // rechecksum makes every section's checksum, and the table's, match the

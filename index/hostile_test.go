@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/bitsieve/bitsieve/internal/segment"
 )
 
 // TestManyDistinctTerms indexes a document of 200,000 distinct terms among
@@ -38,7 +40,7 @@ func TestManyDistinctTerms(t *testing.T) {
 		t.Fatal("huge document not found")
 	}
 	s := ix.Segments()[ref.Seg]
-	if info := s.Doc(ref.Doc); info.Distinct != distinct || s.LengthClass() != lengthClass(distinct) {
+	if info := s.Doc(ref.Doc); info.Distinct != distinct || s.LengthClass() != segment.LengthClassOf(distinct) {
 		t.Errorf("distinct %d, class %d", info.Distinct, s.LengthClass())
 	}
 	post, err := s.Forward(nil, ref.Doc)

@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/bitsieve/bitsieve/internal/mmap"
+	"github.com/bitsieve/bitsieve/internal/segment"
 )
 
 // Index is a read-only snapshot of an index directory: the segments named by
@@ -17,7 +18,7 @@ import (
 type Index struct {
 	dir      string
 	manifest *Manifest
-	segs     []*Segment
+	segs     []*segment.Segment
 	lex      *lexicon // nil when there is no segment
 	docs     int      // live documents
 	tokens   int64    // tokens of the live documents
@@ -38,7 +39,7 @@ type DocRef struct {
 // and every tombstone file. If no writer is at work, it first removes what
 // an interrupted writer left behind (temporary files, files no MANIFEST
 // names).
-func Open(dir string) (*Index, error) { return open(dir, verifyData) }
+func Open(dir string) (*Index, error) { return open(dir, segment.VerifyData) }
 
 // OpenMeta opens the index in dir like Open, but checks the checksums of
 // only the sections that statistics read (a segment's params, rowstats and
@@ -47,9 +48,9 @@ func Open(dir string) (*Index, error) { return open(dir, verifyData) }
 // lists, the forward index, the document table and the lexicon's words are
 // mapped unverified, so a snapshot opened this way is for Stats and the
 // manifest, not for searching.
-func OpenMeta(dir string) (*Index, error) { return open(dir, verifyMeta) }
+func OpenMeta(dir string) (*Index, error) { return open(dir, segment.VerifyMeta) }
 
-func open(dir string, verify verifyLevel) (*Index, error) {
+func open(dir string, verify segment.Verify) (*Index, error) {
 	cleanLeftovers(dir)
 	for attempt := 0; ; attempt++ {
 		m, err := readManifest(dir)
@@ -69,11 +70,11 @@ func open(dir string, verify verifyLevel) (*Index, error) {
 }
 
 // openManifest opens the snapshot m of the index in dir.
-func openManifest(dir string, m *Manifest, verify verifyLevel) (*Index, error) {
+func openManifest(dir string, m *Manifest, verify segment.Verify) (*Index, error) {
 	if err := lostTombstone(dir, m); err != nil {
 		return nil, err
 	}
-	ix := &Index{dir: dir, manifest: m, segs: make([]*Segment, len(m.Segments))}
+	ix := &Index{dir: dir, manifest: m, segs: make([]*segment.Segment, len(m.Segments))}
 	errs := make([]error, len(m.Segments))
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, 4)
@@ -105,27 +106,27 @@ func openManifest(dir string, m *Manifest, verify verifyLevel) (*Index, error) {
 			return nil, err
 		}
 		for i, s := range ix.segs {
-			s.lex, s.ord = lx, i
+			lx.lendDict(s, i)
 		}
 	}
 	for _, s := range ix.segs {
 		ix.docs += s.NumLive()
-		ix.tokens += s.liveTokens
+		ix.tokens += s.LiveTokens()
 	}
 	return ix, nil
 }
 
 // openEntry opens the segment a manifest entry names and applies its
 // tombstone.
-func openEntry(dir string, ms ManifestSegment, analyzer string, verify verifyLevel) (*Segment, error) {
+func openEntry(dir string, ms ManifestSegment, analyzer string, verify segment.Verify) (*segment.Segment, error) {
 	path := filepath.Join(dir, ms.File)
 	data, err := mmap.File(path)
 	if err != nil {
 		return nil, fmt.Errorf("open segment: %w", err)
 	}
-	s, err := newSegment(path, data, verify)
+	s, err := segment.New(path, data, verify)
 	if err == nil {
-		err = s.applyEntry(dir, ms, analyzer)
+		err = applyEntry(s, dir, ms, analyzer)
 	}
 	if err != nil {
 		mmap.Unmap(data)
@@ -138,15 +139,15 @@ func openEntry(dir string, ms ManifestSegment, analyzer string, verify verifyLev
 // manifest's analyzer) and applies the entry's tombstone file. Every field
 // of the entry must agree with what the files say of themselves, so a
 // manifest that passes its checksum but lies is refused, not believed.
-func (s *Segment) applyEntry(dir string, ms ManifestSegment, analyzer string) error {
+func applyEntry(s *segment.Segment, dir string, ms ManifestSegment, analyzer string) error {
 	lie := func(format string, a ...any) error {
 		return &CorruptError{File: filepath.Join(dir, ManifestName), Detail: fmt.Sprintf("its entry of %s does not match the file: ", ms.File) + fmt.Sprintf(format, a...)}
 	}
 	switch {
 	case s.NumDocs() != ms.Docs:
 		return lie("the file holds %d documents, the manifest says %d", s.NumDocs(), ms.Docs)
-	case int64(len(s.data)) != ms.Bytes:
-		return lie("the file is %d bytes, the manifest says %d", len(s.data), ms.Bytes)
+	case s.FileBytes() != ms.Bytes:
+		return lie("the file is %d bytes, the manifest says %d", s.FileBytes(), ms.Bytes)
 	case s.LengthClass() != ms.Class:
 		return lie("the file is of length class %d, the manifest says %d", s.LengthClass(), ms.Class)
 	case s.Analyzer() != analyzer:
@@ -155,7 +156,6 @@ func (s *Segment) applyEntry(dir string, ms ManifestSegment, analyzer string) er
 	if ms.Deletes == "" {
 		return nil
 	}
-	s.tombName = ms.Deletes
 	b, err := os.ReadFile(filepath.Join(dir, ms.Deletes))
 	if err != nil {
 		return fmt.Errorf("open tombstones of %s: %w", ms.File, err)
@@ -165,7 +165,7 @@ func (s *Segment) applyEntry(dir string, ms ManifestSegment, analyzer string) er
 		return err
 	}
 	seq, _ := fileSeq(ms.File)
-	if err := s.applyTombstone(t, seq); err != nil {
+	if err := applyTombstone(s, ms.Deletes, t, seq); err != nil {
 		return err
 	}
 	if s.NumDeleted() != ms.Deleted {
@@ -179,7 +179,7 @@ func (ix *Index) Close() error {
 	var first error
 	for _, s := range ix.segs {
 		if s != nil {
-			if err := s.close(); err != nil && first == nil {
+			if err := s.Close(); err != nil && first == nil {
 				first = err
 			}
 		}
@@ -224,8 +224,10 @@ func (ix *Index) IsCurrent() bool {
 // Lookup appends the entries of word (an analyzed term) to dst, one for each
 // segment that holds it, in segment order: one lookup in the snapshot's
 // lexicon finds the word in every segment. It allocates nothing when dst
-// has room.
-func (ix *Index) Lookup(word string, dst []Entry) ([]Entry, error) {
+// has room. Lookup, Prefix and Segments give package query what it
+// matches, verifies and ranks; a program embedding bitsieve searches with
+// query.Searcher instead.
+func (ix *Index) Lookup(word string, dst []segment.Entry) ([]segment.Entry, error) {
 	if ix.lex == nil {
 		return dst, nil
 	}
@@ -235,7 +237,7 @@ func (ix *Index) Lookup(word string, dst []Entry) ([]Entry, error) {
 // Prefix calls fn for every word starting with prefix, in ascending order,
 // with its entries, until fn returns false. The entries are reused between
 // calls.
-func (ix *Index) Prefix(prefix string, fn func(word string, es []Entry) bool) error {
+func (ix *Index) Prefix(prefix string, fn func(word string, es []segment.Entry) bool) error {
 	if ix.lex == nil {
 		return nil
 	}
@@ -243,7 +245,7 @@ func (ix *Index) Prefix(prefix string, fn func(word string, es []Entry) bool) er
 }
 
 // Segments are the snapshot's segments.
-func (ix *Index) Segments() []*Segment { return ix.segs }
+func (ix *Index) Segments() []*segment.Segment { return ix.segs }
 
 // NumDocs is the number of live documents.
 func (ix *Index) NumDocs() int { return ix.docs }

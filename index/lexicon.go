@@ -11,8 +11,10 @@ import (
 	"path/filepath"
 	"sync"
 
-	"github.com/bitsieve/bitsieve/internal/doclist"
+	"github.com/bitsieve/bitsieve/internal/inplace"
 	"github.com/bitsieve/bitsieve/internal/mmap"
+	"github.com/bitsieve/bitsieve/internal/sectioned"
+	"github.com/bitsieve/bitsieve/internal/segment"
 )
 
 // The lexicon is the index-wide term table of one generation: every word of
@@ -23,8 +25,8 @@ import (
 // (merging the old one with the dictionaries of the new segments), and one
 // that only deletes documents keeps the old.
 //
-// File NNNNNNNN.v7.lex, kind "LEX\0", laid out like a segment file (header,
-// sections, section table, tail):
+// File NNNNNNNN.vF.lex (F the format version), kind "LEX\0", laid out
+// like a segment file (header, sections, section table, tail):
 //
 //	section 1, params (64 bytes): words W uint32, blocks NB uint32,
 //	  segments S uint32, zero uint32, entries E uint64, 40 zero bytes
@@ -70,15 +72,6 @@ var lexiconSectionNames = map[uint32]string{
 // lexiconFileName is the name of the lexicon file with sequence number seq.
 func lexiconFileName(seq uint64) string { return fmt.Sprintf("%08d.v%d.lex", seq, formatVersion) }
 
-// Entry is a word's term in one segment: where the lexicon says its rows,
-// list and statistics are.
-type Entry struct {
-	Seg   int    // the segment's position in the snapshot (Index.Segments)
-	ID    TermID // the term's id in that segment (its forward index)
-	DF    int    // documents of the segment holding it, deleted ones included
-	treat uint32 // the treatment word (privateFlag, listFlag, shared counts)
-}
-
 // lexicon is an opened lexicon file, read in place from an mmap.
 type lexicon struct {
 	name     string
@@ -90,7 +83,7 @@ type lexicon struct {
 	keyOff   []uint32
 	keys     []byte
 	body     []byte
-	limits   []segLimits // by ordinal, for validating entries
+	segs     []*segment.Segment // by ordinal, for validating entries (attach)
 
 	manifestBytes int64 // the size the manifest gives (-1: not from a manifest)
 
@@ -98,18 +91,11 @@ type lexicon struct {
 	heads     []uint64 // by block: head8 of its first word (block)
 }
 
-// segLimits bound the entries of one segment.
-type segLimits struct {
-	docs, terms, private, shared, high, lists int
-	chunks                                    int // 256-document chunks
-	list                                      []byte
-}
-
 // openLexicon maps and validates a lexicon file: its structure, its
-// checksums (those of the small sections only at verifyMeta: not the
+// checksums (those of the small sections only at segment.VerifyMeta: not the
 // blocks) and the block index. Entries are checked as they are decoded,
 // against the segments attached with attach.
-func openLexicon(dir, name string, verify verifyLevel) (*lexicon, error) {
+func openLexicon(dir, name string, verify segment.Verify) (*lexicon, error) {
 	data, err := mmap.File(filepath.Join(dir, name))
 	if err != nil {
 		return nil, fmt.Errorf("open lexicon: %w", err)
@@ -122,7 +108,7 @@ func openLexicon(dir, name string, verify verifyLevel) (*lexicon, error) {
 	return lx, nil
 }
 
-func newLexicon(name string, data []byte, verify verifyLevel) (*lexicon, error) {
+func newLexicon(name string, data []byte, verify segment.Verify) (*lexicon, error) {
 	secs, err := readSections(name, data, lexiconKind)
 	if err != nil {
 		return nil, err
@@ -133,7 +119,7 @@ func newLexicon(name string, data []byte, verify verifyLevel) (*lexicon, error) 
 		if !ok {
 			return nil, &CorruptError{File: name, Section: sectionName(lexiconKind, id), Detail: "section is missing"}
 		}
-		if verify == verifyData || verify == verifyMeta && id != secLexBlocks {
+		if verify == segment.VerifyData || verify == segment.VerifyMeta && id != secLexBlocks {
 			if err := verifySection(name, data, sec); err != nil {
 				return nil, err
 			}
@@ -175,8 +161,8 @@ func newLexicon(name string, data []byte, verify verifyLevel) (*lexicon, error) 
 	if len(idx) < 8*(nb+1) {
 		return nil, bad(secLexIndex, "too short for %d blocks", nb)
 	}
-	lx.blockOff = bytesAsU32(idx[:4*(nb+1)])
-	lx.keyOff = bytesAsU32(idx[4*(nb+1) : 8*(nb+1)])
+	lx.blockOff = inplace.Uint32s(idx[:4*(nb+1)])
+	lx.keyOff = inplace.Uint32s(idx[4*(nb+1) : 8*(nb+1)])
 	lx.keys = idx[8*(nb+1):]
 	if lx.body, err = get(secLexBlocks); err != nil {
 		return nil, err
@@ -207,23 +193,26 @@ func (lx *lexicon) close() error {
 
 // attach records the bounds of the segments, in ordinal order, that entries
 // are checked against, after checking that they are the lexicon's.
-func (lx *lexicon) attach(segs []*Segment) error {
+func (lx *lexicon) attach(segs []*segment.Segment) error {
 	if lx.manifestBytes >= 0 && int64(len(lx.data)) != lx.manifestBytes {
 		return &CorruptError{File: lx.name, Detail: fmt.Sprintf("is %d bytes, the manifest says %d", len(lx.data), lx.manifestBytes)}
 	}
 	if len(segs) != len(lx.segSeq) {
 		return &CorruptError{File: lx.name, Section: "segments", Detail: fmt.Sprintf("names %d segments, the manifest %d", len(lx.segSeq), len(segs))}
 	}
-	lx.limits = make([]segLimits, len(segs))
 	for i, s := range segs {
-		if seq, _ := fileSeq(s.name); seq != lx.segSeq[i] {
-			return &CorruptError{File: lx.name, Section: "segments", Detail: fmt.Sprintf("segment %d is number %d, the manifest names %s", i, lx.segSeq[i], s.name)}
+		if seq, _ := fileSeq(s.Name()); seq != lx.segSeq[i] {
+			return &CorruptError{File: lx.name, Section: "segments", Detail: fmt.Sprintf("segment %d is number %d, the manifest names %s", i, lx.segSeq[i], s.Name())}
 		}
-		h := s.hdr
-		lx.limits[i] = segLimits{docs: h.Docs, terms: h.Terms, private: h.PrivateRows, shared: h.SharedRows,
-			high: h.HighRows, lists: len(s.lists), chunks: (h.Docs + 255) / 256, list: s.lists}
 	}
+	lx.segs = segs
 	return nil
+}
+
+// lendDict has segment s, at ordinal ord, load its dictionary from lx when
+// it needs it (segment.Segment.SetDict).
+func (lx *lexicon) lendDict(s *segment.Segment, ord int) {
+	s.SetDict(func() (*segment.Dict, error) { return lx.dict(ord, s.NumTerms()) })
 }
 
 // numWords is the number of distinct words in the index.
@@ -349,7 +338,7 @@ func (r *lexReader) decode(word []byte) ([]byte, bool) {
 }
 
 // entries decodes the current word's entries, appending them to dst.
-func (r *lexReader) entries(dst []Entry) []Entry {
+func (r *lexReader) entries(dst []segment.Entry) []segment.Entry {
 	n := r.uvarint()
 	if n > r.end-r.p {
 		r.fail("entries past the block")
@@ -393,59 +382,20 @@ func (r *lexReader) skip() {
 }
 
 // entry builds and checks an entry against its segment's bounds.
-func (lx *lexicon) entry(ord, id, df, code int) (Entry, bool) {
+func (lx *lexicon) entry(ord, id, df, code int) (segment.Entry, bool) {
 	if ord >= len(lx.segSeq) {
-		return Entry{}, false
+		return segment.Entry{}, false
 	}
-	e := Entry{Seg: ord, ID: TermID(id), DF: df}
-	v := code >> 2
-	switch code & 3 {
-	case 0:
-		e.treat = privateFlag | uint32(v)
-	case 1:
-		e.treat = uint32(v)
-	case 2:
-		e.treat = listFlag | uint32(v)
-	case 3:
-		e.treat = listFlag | chunkedFlag | uint32(v)
+	e, ok := segment.EntryOf(ord, segment.TermID(id), df, uint64(code))
+	if !ok || lx.segs == nil { // not attached: the writer merging into a new lexicon
+		return e, ok
 	}
-	if lx.limits == nil { // not attached: the writer merging into a new lexicon
-		return e, v < chunkedFlag
-	}
-	l := &lx.limits[ord]
-	if id >= l.terms || df < 1 || df > l.docs || v >= chunkedFlag {
-		return e, false
-	}
-	switch code & 3 {
-	case 0:
-		return e, v >= 1 && v <= l.private
-	case 1:
-		k0, kh := decodeShared(uint32(v))
-		return e, v>>12 == 0 && k0 >= 1 && k0 <= l.shared && kh <= l.high
-	case 2:
-		return e, 2*v+2*df <= l.lists
-	default:
-		off := 2 * v
-		return e, off < l.lists && doclist.ChunkedEnd(l.list[off:], df, l.chunks) > 0
-	}
-}
-
-// code is the lexicon's treatment code of a treatment word.
-func treatCode(t uint32) uint64 {
-	switch {
-	case t&privateFlag != 0:
-		return uint64(t&^privateFlag) << 2
-	case t&chunkedFlag != 0:
-		return uint64(t&^(listFlag|chunkedFlag))<<2 | 3
-	case t&listFlag != 0:
-		return uint64(t&^listFlag)<<2 | 2
-	}
-	return uint64(t)<<2 | 1
+	return e, lx.segs[ord].Admits(e)
 }
 
 // Lookup appends the entries of word to dst, in segment order; none when no
 // segment holds it. It allocates nothing when dst has room.
-func (lx *lexicon) Lookup(word string, dst []Entry) ([]Entry, error) {
+func (lx *lexicon) Lookup(word string, dst []segment.Entry) ([]segment.Entry, error) {
 	b := lx.block(word)
 	if b < 0 {
 		return dst, nil
@@ -487,9 +437,9 @@ func compareWord(b []byte, s string) int {
 // Prefix calls fn for every word starting with prefix, in ascending order,
 // with its entries, until fn returns false. The entries are reused between
 // calls.
-func (lx *lexicon) Prefix(prefix string, fn func(word string, es []Entry) bool) error {
+func (lx *lexicon) Prefix(prefix string, fn func(word string, es []segment.Entry) bool) error {
 	b := max(lx.block(prefix), 0)
-	var es []Entry
+	var es []segment.Entry
 	for ; b < len(lx.blockOff)-1; b++ {
 		r := lx.reader(b)
 		for r.next() {
@@ -517,8 +467,8 @@ func (lx *lexicon) Prefix(prefix string, fn func(word string, es []Entry) bool) 
 
 // each calls fn for every word and its entries in ascending order; word and
 // es are reused between calls.
-func (lx *lexicon) each(fn func(word []byte, es []Entry) error) error {
-	var es []Entry
+func (lx *lexicon) each(fn func(word []byte, es []segment.Entry) error) error {
+	var es []segment.Entry
 	var prev []byte
 	words := 0
 	for b := 0; b < len(lx.blockOff)-1; b++ {
@@ -552,29 +502,13 @@ func (lx *lexicon) each(fn func(word []byte, es []Entry) error) error {
 	return nil
 }
 
-// segDict is one segment's dictionary: its words in ascending order with
-// their termIDs, and per termID the df and treatment word.
-type segDict struct {
-	words []string // ascending
-	ids   []uint32 // sorted position → termID
-	info  []uint32 // termID → (df, treatment) pairs
-
-	// Or, for a dictionary a writer spilled (dictspill.go), its file and
-	// its number of words; words, ids and info are then nil.
-	spill   string
-	spilled int
-}
-
-// size is the number of words of d.
-func (d *segDict) size() int { return len(d.words) + d.spilled }
-
-// segDict gathers the dictionary of the segment at ordinal ord, of terms
+// dict gathers the dictionary of the segment at ordinal ord, of terms
 // terms, checking that its termIDs are each used once.
-func (lx *lexicon) segDict(ord, terms int) (*segDict, error) {
-	d := &segDict{info: make([]uint32, 2*terms)}
+func (lx *lexicon) dict(ord, terms int) (*segment.Dict, error) {
+	d := &segment.Dict{Info: make([]uint32, 2*terms)}
 	seen := make([]bool, terms)
 	var entries int64
-	err := lx.each(func(word []byte, es []Entry) error {
+	err := lx.each(func(word []byte, es []segment.Entry) error {
 		entries += int64(len(es))
 		for _, e := range es {
 			if e.Seg != ord {
@@ -584,17 +518,15 @@ func (lx *lexicon) segDict(ord, terms int) (*segDict, error) {
 				return &CorruptError{File: lx.name, Section: "blocks", Detail: fmt.Sprintf("word %q has term %d of segment %d twice or out of range", word, e.ID, ord)}
 			}
 			seen[e.ID] = true
-			d.words = append(d.words, string(word))
-			d.ids = append(d.ids, uint32(e.ID))
-			d.info[2*e.ID], d.info[2*e.ID+1] = uint32(e.DF), e.treat
+			d.Add(string(word), e)
 		}
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	if len(d.words) != terms {
-		return nil, &CorruptError{File: lx.name, Section: "blocks", Detail: fmt.Sprintf("%d words of segment %d, it holds %d terms", len(d.words), ord, terms)}
+	if len(d.Words) != terms {
+		return nil, &CorruptError{File: lx.name, Section: "blocks", Detail: fmt.Sprintf("%d words of segment %d, it holds %d terms", len(d.Words), ord, terms)}
 	}
 	if entries != lx.entries {
 		return nil, &CorruptError{File: lx.name, Section: "blocks", Detail: fmt.Sprintf("%d entries, the params say %d", entries, lx.entries)}
@@ -612,14 +544,14 @@ type lexBuilder struct {
 	entries          int64
 }
 
-func (b *lexBuilder) add(word []byte, es []Entry) error {
+func (b *lexBuilder) add(word []byte, es []segment.Entry) error {
 	b.ents = binary.AppendUvarint(b.ents[:0], uint64(len(es)))
 	next := 0
 	for _, e := range es {
 		b.ents = binary.AppendUvarint(b.ents, uint64(e.Seg-next))
 		b.ents = binary.AppendUvarint(b.ents, uint64(e.ID))
 		b.ents = binary.AppendUvarint(b.ents, uint64(e.DF))
-		b.ents = binary.AppendUvarint(b.ents, treatCode(e.treat))
+		b.ents = binary.AppendUvarint(b.ents, e.Code())
 		next = e.Seg + 1
 	}
 	rec := binary.AppendUvarint(b.rec[:0], uint64(len(b.ents)))
@@ -673,15 +605,15 @@ func (b *lexBuilder) encode(w io.Writer, segSeq []uint64) error {
 		n := min(len(rest), 1<<20)
 		body, rest = append(body, rest[:n]), rest[n:]
 	}
-	return writeSections(w, lexiconKind, []fileSection{
-		{secLexParams, [][]byte{p}},
-		{secLexSegments, [][]byte{seqs}},
-		{secLexIndex, [][]byte{
-			u32AsBytes(append(b.blockOff, uint32(len(b.body)))),
-			u32AsBytes(append(b.keyOff, uint32(len(b.keys)))),
+	return sectioned.WriteFile(w, lexiconKind, formatVersion, []sectioned.Part{
+		{ID: secLexParams, Bytes: [][]byte{p}},
+		{ID: secLexSegments, Bytes: [][]byte{seqs}},
+		{ID: secLexIndex, Bytes: [][]byte{
+			inplace.Uint32Bytes(append(b.blockOff, uint32(len(b.body)))),
+			inplace.Uint32Bytes(append(b.keyOff, uint32(len(b.keys)))),
 			b.keys,
 		}},
-		{secLexBlocks, body},
+		{ID: secLexBlocks, Bytes: body},
 	})
 }
 
@@ -694,30 +626,30 @@ type lexSource struct {
 	identity bool  // remap keeps every ordinal: records are copied as they are
 	block    int
 	r        *lexReader
-	old      []Entry // scratch
+	old      []segment.Entry // scratch
 	// raw, for an identity remap: the current word's record in lx.body
 	// (decoded only when another source holds the word too)
 	rawAt, rawEnd, rawCount int
 	// a new segment's dictionary, in memory or read from its spill
-	dict  *segDict
+	dict  *segment.Dict
 	spill *dictReader
 	ord   int
 	pos   int
 
 	word []byte
-	es   []Entry
+	es   []segment.Entry
 }
 
 // start moves to the source's first word with at least one entry, opening
 // a spilled dictionary; it returns false when there is none.
 func (s *lexSource) start() (bool, error) {
 	s.block, s.pos = -1, -1
-	if s.dict != nil && s.dict.spill != "" {
+	if s.dict != nil && s.dict.Spill != "" {
 		var err error
 		if s.spill, err = openSpill(s.dict); err != nil {
 			return false, err
 		}
-		s.es = make([]Entry, 1)
+		s.es = make([]segment.Entry, 1)
 	}
 	return s.advance()
 }
@@ -732,12 +664,11 @@ func (s *lexSource) advance() (bool, error) {
 		return ok, err
 	}
 	if s.dict != nil {
-		if s.pos++; s.pos >= len(s.dict.words) {
+		if s.pos++; s.pos >= len(s.dict.Words) {
 			return false, nil
 		}
-		id := s.dict.ids[s.pos]
-		s.word = append(s.word[:0], s.dict.words[s.pos]...)
-		s.es = append(s.es[:0], Entry{Seg: s.ord, ID: TermID(id), DF: int(s.dict.info[2*id]), treat: s.dict.info[2*id+1]})
+		s.word = append(s.word[:0], s.dict.Words[s.pos]...)
+		s.es = append(s.es[:0], s.dict.Entry(s.ord, s.pos))
 		return true, nil
 	}
 	for {
@@ -828,7 +759,7 @@ func mergeLexicon(sources []*lexSource) (*lexBuilder, error) {
 		return nil
 	}
 	var word []byte
-	var es []Entry
+	var es []segment.Entry
 	for len(h) > 0 {
 		word = append(word[:0], h[0].word...)
 		es = es[:0]
@@ -876,7 +807,7 @@ func mergedSize(sources []*lexSource) int {
 		if s.lx != nil {
 			size += len(s.lx.body)
 		} else {
-			size += 16 * s.dict.size()
+			size += 16 * s.dict.Size()
 		}
 	}
 	return size
@@ -891,7 +822,7 @@ func closeSpills(sources []*lexSource) {
 	}
 }
 
-func sortEntries(es []Entry) {
+func sortEntries(es []segment.Entry) {
 	for i := 1; i < len(es); i++ { // insertion sort: a handful, mostly in order
 		for j := i; j > 0 && es[j].Seg < es[j-1].Seg; j-- {
 			es[j], es[j-1] = es[j-1], es[j]
@@ -906,7 +837,7 @@ func sortEntries(es []Entry) {
 // When m has the old segments in the same order the old lexicon is named
 // again. It returns the name of the file it wrote ("" when none): the
 // caller removes it if the commit fails.
-func writeLexicon(dir string, m *Manifest, old *lexicon, oldM *Manifest, fresh map[string]*segDict) (string, error) {
+func writeLexicon(dir string, m *Manifest, old *lexicon, oldM *Manifest, fresh map[string]*segment.Dict) (string, error) {
 	m.Lexicon, m.LexiconBytes = "", 0
 	if len(m.Segments) == 0 {
 		return "", nil

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bitsieve/bitsieve/internal/segment"
 	"github.com/bitsieve/bitsieve/tokenize"
 )
 
@@ -59,7 +60,7 @@ func checkLexicon(t *testing.T, ix *Index) {
 	if n := ix.lex.numWords(); n != len(words) {
 		t.Fatalf("lexicon holds %d words, the documents %d", n, len(words))
 	}
-	var es []Entry
+	var es []segment.Entry
 	for _, w := range words {
 		var err error
 		if es, err = ix.Lookup(w, es[:0]); err != nil {
@@ -95,7 +96,7 @@ func checkLexicon(t *testing.T, ix *Index) {
 	}
 	for _, p := range []string{"", "a", "co", "th", words[len(words)/3][:1], words[len(words)/2]} {
 		var got []string
-		if err := ix.Prefix(p, func(w string, es []Entry) bool { got = append(got, w); return true }); err != nil {
+		if err := ix.Prefix(p, func(w string, es []segment.Entry) bool { got = append(got, w); return true }); err != nil {
 			t.Fatal(err)
 		}
 		var want []string
@@ -236,14 +237,14 @@ func FuzzLexicon(f *testing.F) {
 	f.Add(lex)
 	f.Add([]byte(fileMagic + lexiconKind))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		lx, err := newLexicon("fuzz.lex", b, verifyNone)
+		lx, err := newLexicon("fuzz.lex", b, segment.VerifyNone)
 		if err != nil {
 			return
 		}
 		if len(lx.segSeq) == len(segs) {
-			ss := make([]*Segment, len(segs))
+			ss := make([]*segment.Segment, len(segs))
 			for i, d := range segs {
-				if ss[i], err = newSegment(filepath.Base(segName(i)), d, verifyNone); err != nil {
+				if ss[i], err = segment.New(filepath.Base(segName(i)), d, segment.VerifyNone); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -251,10 +252,10 @@ func FuzzLexicon(f *testing.F) {
 		}
 		lx.Lookup("the", nil)
 		lx.Lookup("", nil)
-		lx.Prefix("a", func(string, []Entry) bool { return true })
+		lx.Prefix("a", func(string, []segment.Entry) bool { return true })
 		lx.checkLookups()
 		for i := range lx.segSeq {
-			lx.segDict(i, 1000)
+			lx.dict(i, 1000)
 		}
 	})
 }

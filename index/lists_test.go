@@ -4,6 +4,8 @@ import (
 	"errors"
 	"slices"
 	"testing"
+
+	"github.com/bitsieve/bitsieve/internal/segment"
 )
 
 // TestMalformedListRefused damages a chunked list of a real segment, without
@@ -14,10 +16,10 @@ func TestMalformedListRefused(t *testing.T) {
 	segs, lexData := smallIndexFiles(t, 300, 5)
 	data := segs[0]
 	s, lx := openPair(t, segs, lexData)
-	sec := s.secs[secLists]
+	sec := sectionNamed(t, data, "lists")
 	var word string
 	var at int
-	lx.each(func(w []byte, es []Entry) error {
+	lx.each(func(w []byte, es []segment.Entry) error {
 		if tr := es[0].Treatment(); word == "" && es[0].Seg == 0 && tr.List && s.ListOf(es[0]).Chunked() && es[0].DF < 256 {
 			word, at = string(w), tr.ListAt
 		}

@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/bitsieve/bitsieve/internal/sectioned"
 )
 
 // The MANIFEST names the live files of an index. It is two lines: a JSON
@@ -86,7 +88,7 @@ func decodeManifest(path string, b []byte) (*Manifest, error) {
 	}
 	// The checksum line is exact, newline included: a damaged or truncated
 	// last byte is damage too.
-	want := fmt.Sprintf("crc32c %08x\n", checksum(body))
+	want := fmt.Sprintf("crc32c %08x\n", sectioned.Checksum(body))
 	if string(sum) != want {
 		if len(sum) != len(want) || !bytes.HasPrefix(sum, []byte("crc32c ")) || sum[len(sum)-1] != '\n' {
 			return nil, bad("malformed checksum line (file truncated?)")
@@ -138,7 +140,7 @@ func encodeManifest(m *Manifest) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return fmt.Appendf(body, "\ncrc32c %08x\n", checksum(body)), nil
+	return fmt.Appendf(body, "\ncrc32c %08x\n", sectioned.Checksum(body)), nil
 }
 
 // commitManifest atomically replaces the directory's MANIFEST. Unless the

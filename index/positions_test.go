@@ -7,12 +7,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bitsieve/bitsieve/internal/segment"
 	"github.com/bitsieve/bitsieve/tokenize"
 )
 
 // TestForwardAndPositions checks every document's forward entry and
 // positions, read through the skips, against its own re-analyzed text:
-// ForwardLookup and PositionReader.Read for random sets of terms (most
+// ForwardLookup and segment.PositionReader.Read for random sets of terms (most
 // documents have more than one skip's worth of terms), the marks against
 // the tokens' offsets, and RebuildRows (word pairs included) against the
 // rows the writer set; then bitsieve check.
@@ -39,7 +40,7 @@ func TestForwardAndPositions(t *testing.T) {
 		pr := s.NewPositionReader()
 		for d := 0; d < s.NumDocs(); d++ {
 			toks := a.Analyze(nil, byKey[s.DocKey(d)])
-			want := map[TermID][]uint32{}
+			want := map[segment.TermID][]uint32{}
 			for _, tok := range toks {
 				id, ok := s.Lookup(tok.Term)
 				if !ok {
@@ -47,13 +48,13 @@ func TestForwardAndPositions(t *testing.T) {
 				}
 				want[id] = append(want[id], uint32(tok.Pos))
 			}
-			if len(want) > skipsFrom {
+			if len(want) > segment.SkipsFrom {
 				skipped++
 			}
 			// A random set of terms, half of them absent from the document.
-			var ids []TermID
+			var ids []segment.TermID
 			for len(ids) < 8 {
-				ids = append(ids, TermID(r.IntN(s.NumTerms())))
+				ids = append(ids, segment.TermID(r.IntN(s.NumTerms())))
 			}
 			for id := range want {
 				if r.IntN(8) == 0 {
@@ -78,12 +79,12 @@ func TestForwardAndPositions(t *testing.T) {
 			if err := pr.ReadMarks(d); err != nil {
 				t.Fatal(err)
 			}
-			if pr.Marks() != (len(toks)+markStride-1)/markStride {
+			if pr.Marks() != (len(toks)+segment.MarkStride-1)/segment.MarkStride {
 				t.Fatalf("%s: %d marks for %d tokens", s.DocKey(d), pr.Marks(), len(toks))
 			}
 			for c := 0; c < pr.Marks(); c++ {
-				if off, p := pr.Mark(c); off != toks[c*markStride].Start || p != toks[c*markStride].Pos {
-					t.Fatalf("%s: mark %d at %d (position %d), want %d (%d)", s.DocKey(d), c, off, p, toks[c*markStride].Start, toks[c*markStride].Pos)
+				if off, p := pr.Mark(c); off != toks[c*segment.MarkStride].Start || p != toks[c*segment.MarkStride].Pos {
+					t.Fatalf("%s: mark %d at %d (position %d), want %d (%d)", s.DocKey(d), c, off, p, toks[c*segment.MarkStride].Start, toks[c*segment.MarkStride].Pos)
 				}
 			}
 		}
@@ -135,7 +136,7 @@ func TestLongTextsSpanBlocks(t *testing.T) {
 	seg := ix.Segments()[ref.Seg]
 	for _, r := range [][2]int{{0, 10}, {65530, 65540}, {200000, 200100}, {len(long) - 5, len(long)}} {
 		err := seg.WithTextRange(ref.Doc, r[0], r[1], func(text []byte, at int) error {
-			if at > r[0] || at+len(text) < r[1] || len(text) > 2*storeBlockSize {
+			if at > r[0] || at+len(text) < r[1] || len(text) > 2*segment.StoreBlockSize {
 				t.Fatalf("range %v: bytes %d..%d", r, at, at+len(text))
 			}
 			if !bytes.Equal(text[r[0]-at:r[1]-at], long[r[0]:r[1]]) {

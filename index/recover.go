@@ -4,12 +4,14 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
-	"github.com/bitsieve/bitsieve/internal/bitrow"
-	"github.com/bitsieve/bitsieve/internal/mmap"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/bitsieve/bitsieve/internal/bitrow"
+	"github.com/bitsieve/bitsieve/internal/mmap"
+	"github.com/bitsieve/bitsieve/internal/segment"
 )
 
 // RecoverReport is what Recover found and wrote.
@@ -40,7 +42,7 @@ func Recover(dir string) (*RecoverReport, error) {
 	}
 	defer lock.Close()
 	if m, err := readManifest(dir); err == nil {
-		ix, err := openManifest(dir, m, verifyData)
+		ix, err := openManifest(dir, m, segment.VerifyData)
 		if err == nil {
 			ix.Close()
 			return nil, fmt.Errorf("%s: the index is sound (generation %d): there is nothing to recover", dir, m.Generation)
@@ -89,7 +91,7 @@ func Recover(dir string) (*RecoverReport, error) {
 
 // recoverFrom writes the MANIFEST of lexicon lexName's segments.
 func recoverFrom(dir, lexName string, dels []string, next uint64) (*RecoverReport, error) {
-	lx, err := openLexicon(dir, lexName, verifyData)
+	lx, err := openLexicon(dir, lexName, segment.VerifyData)
 	if err != nil {
 		return nil, err
 	}
@@ -97,7 +99,7 @@ func recoverFrom(dir, lexName string, dels []string, next uint64) (*RecoverRepor
 	segs, err := openLexiconSegments(dir, lexName, lx)
 	defer func() {
 		for _, s := range segs {
-			s.close()
+			s.Close()
 		}
 	}()
 	if err != nil {
@@ -136,15 +138,15 @@ func recoverFrom(dir, lexName string, dels []string, next uint64) (*RecoverRepor
 // openLexiconSegments maps and checks the segments lexicon lx (the file
 // lexName) names, in its order. The segments opened before a failure are
 // returned with the error, for the caller to close.
-func openLexiconSegments(dir, lexName string, lx *lexicon) ([]*Segment, error) {
-	segs := make([]*Segment, 0, len(lx.segSeq))
+func openLexiconSegments(dir, lexName string, lx *lexicon) ([]*segment.Segment, error) {
+	segs := make([]*segment.Segment, 0, len(lx.segSeq))
 	for _, seq := range lx.segSeq {
 		path := filepath.Join(dir, segmentFileName(seq))
 		data, err := mmap.File(path)
 		if err != nil {
 			return segs, fmt.Errorf("%s names segment %s: %w", lexName, segmentFileName(seq), err)
 		}
-		s, err := newSegment(path, data, verifyData)
+		s, err := segment.New(path, data, segment.VerifyData)
 		if err != nil {
 			mmap.Unmap(data)
 			return segs, err
@@ -165,7 +167,7 @@ type namedTombstone struct {
 // document count is the segment's; unreadable or damaged files are passed
 // over. It sets m's analyzer (every segment's must be the same) and its
 // generation to that of the newest tombstone applied.
-func applyNewestTombstones(dir string, dels []string, segs []*Segment, m *Manifest) error {
+func applyNewestTombstones(dir string, dels []string, segs []*segment.Segment, m *Manifest) error {
 	newest := map[uint64]namedTombstone{}
 	for _, d := range dels {
 		b, err := os.ReadFile(filepath.Join(dir, d))
@@ -182,12 +184,11 @@ func applyNewestTombstones(dir string, dels []string, segs []*Segment, m *Manife
 		if i == 0 {
 			m.Analyzer = s.Analyzer()
 		} else if s.Analyzer() != m.Analyzer {
-			return fmt.Errorf("segments %s and %s were made by different analyzers (%q, %q)", segs[0].name, s.name, m.Analyzer, s.Analyzer())
+			return fmt.Errorf("segments %s and %s were made by different analyzers (%q, %q)", segs[0].Name(), s.Name(), m.Analyzer, s.Analyzer())
 		}
-		seq, _ := fileSeq(filepath.Base(s.name))
+		seq, _ := fileSeq(filepath.Base(s.Name()))
 		if t, ok := newest[seq]; ok && t.docs == s.NumDocs() {
-			s.tombName = t.name
-			if err := s.applyTombstone(t.tombstone, seq); err != nil {
+			if err := applyTombstone(s, t.name, t.tombstone, seq); err != nil {
 				return err
 			}
 			m.Generation = max(m.Generation, t.gen)
@@ -200,12 +201,12 @@ func applyNewestTombstones(dir string, dels []string, segs []*Segment, m *Manife
 // stays live in the newest (segments are numbered in the order they were
 // written). It returns, for each segment, a bitmap of the documents to
 // delete besides its tombstone's (nil when there are none), and how many.
-func olderDuplicates(segs []*Segment) (extra [][]uint64, dups int) {
+func olderDuplicates(segs []*segment.Segment) (extra [][]uint64, dups int) {
 	order := make([]int, len(segs))
 	for i := range order {
 		order[i] = i
 	}
-	slices.SortFunc(order, func(a, b int) int { return cmp.Compare(segs[b].name, segs[a].name) })
+	slices.SortFunc(order, func(a, b int) int { return cmp.Compare(segs[b].Name(), segs[a].Name()) })
 	seen := map[string]bool{}
 	extra = make([][]uint64, len(segs))
 	for _, i := range order {
@@ -234,12 +235,12 @@ func olderDuplicates(segs []*Segment) (extra [][]uint64, dups int) {
 // tombstone file, numbered from m.NextFile: those are returned, to be
 // written before m is committed. The report counts the documents left
 // live and names the tombstones.
-func recoveredSegments(segs []*Segment, extra [][]uint64, m *Manifest, rep *RecoverReport) ([]pendingFile, error) {
+func recoveredSegments(segs []*segment.Segment, extra [][]uint64, m *Manifest, rep *RecoverReport) ([]pendingFile, error) {
 	var files []pendingFile
 	for i, s := range segs {
-		seq, _ := fileSeq(filepath.Base(s.name))
-		ms := ManifestSegment{File: filepath.Base(s.name), Docs: s.NumDocs(), Class: s.LengthClass(), Bytes: int64(len(s.data))}
-		del := slices.Clone(s.deletedBits())
+		seq, _ := fileSeq(filepath.Base(s.Name()))
+		ms := ManifestSegment{File: filepath.Base(s.Name()), Docs: s.NumDocs(), Class: s.LengthClass(), Bytes: s.FileBytes()}
+		del := slices.Clone(s.DeletedBits())
 		if extra[i] != nil {
 			for w := range del {
 				del[w] |= extra[i][w]
@@ -251,7 +252,7 @@ func recoveredSegments(segs []*Segment, extra [][]uint64, m *Manifest, rep *Reco
 			}
 			ms.Deleted = n
 			if extra[i] == nil {
-				ms.Deletes = s.tombName
+				ms.Deletes = s.Deletions()
 			} else {
 				ms.Deletes = tombstoneFileName(m.NextFile)
 				m.NextFile++

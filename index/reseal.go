@@ -8,19 +8,16 @@ import (
 	"runtime"
 	"strings"
 	"sync"
-)
 
-// Validate reports whether p can be used to build segments: the errors a
-// writer, Compact or Reseal would return for it. The zero Params stands for
-// DefaultParams elsewhere but is not valid itself.
-func (p Params) Validate() error { return p.validate() }
+	"github.com/bitsieve/bitsieve/internal/segment"
+)
 
 // ResealOptions change how Reseal lays out documents.
 type ResealOptions struct {
-	// Order is the order of documents within each segment (OrderKept: as in
+	// Order is the order of documents within each segment (segment.OrderKept: as in
 	// src). Any other order renumbers the documents of every segment.
-	Order DocOrder
-	Seed  uint64 // of OrderShuffled
+	Order segment.DocOrder
+	Seed  uint64 // of segment.OrderShuffled
 }
 
 // Reseal writes a new, complete index in dst holding the live documents of
@@ -28,7 +25,7 @@ type ResealOptions struct {
 // p (the zero Params: DefaultParams). Only the parameters differ, and the
 // order of documents if opt asks for another: segment follows segment in the
 // same order, each with the same documents and the same length class, so
-// with OrderKept local document ids stay the same wherever src has no
+// with segment.OrderKept local document ids stay the same wherever src has no
 // deleted documents. src is read, never changed.
 //
 // Segments are rebuilt as a merge rebuilds them (see merge): from the
@@ -41,7 +38,7 @@ func Reseal(src, dst string, p Params, opt ResealOptions) error {
 	if p == (Params{}) {
 		p = DefaultParams
 	}
-	if err := p.validate(); err != nil {
+	if err := p.Validate(); err != nil {
 		return err
 	}
 	created, err := makeEmptyDir(dst)
@@ -91,7 +88,7 @@ func reseal(ix *Index, dst string, p Params, opt ResealOptions, created bool) er
 	segs := ix.Segments()
 	entries := ix.manifest.Segments
 	outs := make([]ManifestSegment, len(segs))
-	dicts := make([]*segDict, len(segs))
+	dicts := make([]*segment.Dict, len(segs))
 	errs := make([]error, len(segs))
 	// Each segment in flight holds its documents' texts (up to
 	// MaxSegmentBytes): two at a time keep a reseal about as large in memory
@@ -113,7 +110,7 @@ func reseal(ix *Index, dst string, p Params, opt ResealOptions, created bool) er
 		return err
 	}
 	m := &Manifest{Format: formatVersion, Generation: 1, Analyzer: ix.Analyzer(), NextFile: uint64(len(segs) + 1)}
-	fresh := map[string]*segDict{}
+	fresh := map[string]*segment.Dict{}
 	for i, o := range outs {
 		if o.File != "" {
 			m.Segments = append(m.Segments, o)
@@ -138,26 +135,26 @@ func reseal(ix *Index, dst string, p Params, opt ResealOptions, created bool) er
 
 // resealSegment writes the live documents of s as the segment file name in
 // dir, built with p; a segment without live documents writes nothing.
-func resealSegment(dir, name string, s *Segment, class int, p Params, opt ResealOptions) (ManifestSegment, *segDict, error) {
-	src, err := newMergeSource(s)
+func resealSegment(dir, name string, s *segment.Segment, class int, p Params, opt ResealOptions) (ManifestSegment, *segment.Dict, error) {
+	src, err := s.NewDocReader()
 	if err != nil {
 		return ManifestSegment{}, nil, err
 	}
-	docs := make([]*analyzedDoc, 0, s.NumLive())
+	docs := make([]*segment.Doc, 0, s.NumLive())
 	for d := 0; d < s.NumDocs(); d++ {
 		if !s.IsLive(d) {
 			continue
 		}
-		ad, err := src.doc(d)
+		doc, err := src.Doc(d)
 		if err != nil {
 			return ManifestSegment{}, nil, err
 		}
-		docs = append(docs, ad)
+		docs = append(docs, doc)
 	}
 	if len(docs) == 0 {
 		return ManifestSegment{}, nil, nil
 	}
-	reorder(docs, opt.Order, opt.Seed)
+	segment.Reorder(docs, opt.Order, opt.Seed)
 	return writeSegmentFile(dir, name, docs, p, class, s.Analyzer())
 }
 

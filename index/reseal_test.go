@@ -12,6 +12,7 @@ import (
 	"github.com/bitsieve/bitsieve/corpus"
 	"github.com/bitsieve/bitsieve/index"
 	"github.com/bitsieve/bitsieve/index/inverted"
+	"github.com/bitsieve/bitsieve/internal/segment"
 	"github.com/bitsieve/bitsieve/query"
 )
 
@@ -281,7 +282,7 @@ func TestResealOrders(t *testing.T) {
 		t.Fatal(err)
 	}
 	qs := append(wordsOf(t, a, 80), "python exception", `"standard library"`, "lambda -python", "pyth*", "file OR directory")
-	for _, o := range []index.DocOrder{index.OrderShuffled, index.OrderMinHash} {
+	for _, o := range []segment.DocOrder{segment.OrderShuffled, segment.OrderMinHash} {
 		dst := filepath.Join(tmp, o.String())
 		if err := index.Reseal(src, dst, index.DefaultParams, index.ResealOptions{Order: o, Seed: 3}); err != nil {
 			t.Fatal(err)

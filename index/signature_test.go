@@ -31,7 +31,7 @@ func TestRowDocs(t *testing.T) {
 		}
 		high := 0
 		for _, s := range ix.Segments() {
-			for r := 0; r < s.numRows(); r++ {
+			for r := 0; r < s.NumRows(); r++ {
 				if s.RowRank(r) == 0 {
 					continue
 				}

@@ -50,7 +50,7 @@ func (ix *Index) Stats() Stats {
 			Lists: s.NumLists(), Postings: s.Postings(), Bytes: s.FileBytes()}
 		set, setH := 0, 0
 		first := 1 + s.PrivateRows()
-		for r := first; r < s.numRows(); r++ {
+		for r := first; r < s.NumRows(); r++ {
 			if r < first+s.SharedRows() {
 				set += s.RowCount(r)
 			} else {
@@ -62,7 +62,7 @@ func (ix *Index) Stats() Stats {
 			ss.SharedDensity = float64(set) / float64(s.SharedRows()*s.NumDocs())
 		}
 		if s.HighRows() > 0 {
-			ss.HighDensity = float64(setH) / float64(s.HighRows()*s.RowColumns(s.numRows()-1))
+			ss.HighDensity = float64(setH) / float64(s.HighRows()*s.RowColumns(s.NumRows()-1))
 		}
 		st.PairPostings += s.PairPostings()
 		st.Tokens += s.Tokens()
@@ -74,7 +74,7 @@ func (ix *Index) Stats() Stats {
 		for r := 1; r < first; r++ {
 			st.RowBits += int64(s.RowWords()) * 64
 		}
-		st.ListBits += 8 * int64(len(s.lists))
+		st.ListBits += 8 * s.ListBytes()
 		st.Bytes += ss.Bytes
 		for _, sec := range s.Sections() {
 			st.Sections[sec.Name] += sec.Bytes

@@ -3,10 +3,13 @@ package index
 import (
 	"encoding/binary"
 	"fmt"
-	"github.com/bitsieve/bitsieve/internal/bitrow"
-	"math/bits"
 	"strconv"
 	"strings"
+
+	"github.com/bitsieve/bitsieve/internal/bitrow"
+	"github.com/bitsieve/bitsieve/internal/inplace"
+	"github.com/bitsieve/bitsieve/internal/sectioned"
+	"github.com/bitsieve/bitsieve/internal/segment"
 )
 
 // A tombstone file records the deleted documents of one segment. Segments
@@ -76,9 +79,9 @@ func encodeTombstone(segSeq, gen uint64, docs int, deleted []uint64) []byte {
 	binary.LittleEndian.PutUint64(p[8:], segSeq)
 	binary.LittleEndian.PutUint64(p[16:], gen)
 	var buf sliceWriter // in memory: writing cannot fail
-	writeSections(&buf, tombstoneKind, []fileSection{
-		{secDelParams, [][]byte{p}},
-		{secDelBits, [][]byte{wordsAsBytes(deleted)}},
+	sectioned.WriteFile(&buf, tombstoneKind, formatVersion, []sectioned.Part{
+		{ID: secDelParams, Bytes: [][]byte{p}},
+		{ID: secDelBits, Bytes: [][]byte{inplace.Uint64Bytes(deleted)}},
 	})
 	return buf.b
 }
@@ -136,53 +139,12 @@ func decodeTombstone(name string, data []byte) (*tombstone, error) {
 	return t, nil
 }
 
-// applyTombstone marks the tombstone's documents deleted in s: the live row
-// becomes a copy of row 0 with their bits cleared, and the statistics BM25
-// needs (live tokens, live df) leave them out.
-func (s *Segment) applyTombstone(t *tombstone, seq uint64) error {
-	bad := func(format string, a ...any) error {
-		return &CorruptError{File: s.tombName, Detail: fmt.Sprintf(format, a...)}
-	}
+// applyTombstone applies tombstone t, of file name, to segment s, number seq.
+func applyTombstone(s *segment.Segment, name string, t *tombstone, seq uint64) error {
 	if t.segSeq != seq || t.docs != s.NumDocs() {
-		return bad("belongs to segment %d of %d documents, not %s of %d", t.segSeq, t.docs, s.name, s.NumDocs())
+		return &CorruptError{File: name, Detail: fmt.Sprintf("belongs to segment %d of %d documents, not %s of %d", t.segSeq, t.docs, s.Name(), s.NumDocs())}
 	}
-	live := make([]uint64, len(s.live))
-	copy(live, s.live)
-	for i, w := range t.deleted {
-		live[i] &^= w
-	}
-	s.live = live
-	s.nlive = bitrow.Count(live)
-	s.liveTokens = s.hdr.Tokens
-	s.delDF = map[TermID]uint32{}
-	var post []Posting
-	for i, w := range t.deleted {
-		for w != 0 {
-			d := i*64 + bits.TrailingZeros64(w)
-			w &= w - 1
-			s.liveTokens -= int64(s.DocTokens(d))
-			var err error
-			if post, err = s.Forward(post[:0], d); err != nil {
-				return err
-			}
-			for _, p := range post {
-				s.delDF[p.Term]++
-			}
-		}
-	}
-	return nil
-}
-
-// deletedBits returns the segment's deleted documents as a bitmap of
-// ceil(n/64) words (a fresh slice).
-func (s *Segment) deletedBits() []uint64 {
-	n := (s.NumDocs() + 63) / 64
-	del := make([]uint64, n)
-	row := s.Row(0)
-	for i := range del {
-		del[i] = row[i] &^ s.live[i]
-	}
-	return del
+	return s.ApplyDeletions(name, t.deleted)
 }
 
 // sliceWriter is an io.Writer appending to a byte slice.

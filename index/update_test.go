@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bitsieve/bitsieve/internal/segment"
 	"github.com/bitsieve/bitsieve/tokenize"
 )
 
@@ -296,8 +297,8 @@ func TestLiveStatistics(t *testing.T) {
 	df := func(ix *Index) map[string]int {
 		m := map[string]int{}
 		for _, s := range ix.Segments() {
-			s.Terms(func(term string, id TermID) bool {
-				m[term] += s.liveDF(id)
+			s.Terms(func(term string, id segment.TermID) bool {
+				m[term] += s.LiveDF(id)
 				return true
 			})
 		}
@@ -485,7 +486,7 @@ func TestMemoryBudgetHeld(t *testing.T) {
 		for _, term := range a.Terms(nil, d.Text) {
 			terms[term] = true
 		}
-		ad := analyzedDoc{doc: d, terms: make([]termFreq, len(terms)), pos: make([]byte, 3*len(d.Text))}
+		ad := analyzedDoc{Doc: segment.Doc{Key: d.Key, Title: d.Title, Text: d.Text, Terms: make([]segment.TermFreq, len(terms)), Pos: make([]byte, 3*len(d.Text))}}
 		largest = max(largest, ad.footprint())
 	}
 	if st.Segments < 10 {
@@ -512,9 +513,9 @@ func TestSourceTags(t *testing.T) {
 		for _, s := range ix.Segments() {
 			for d := 0; d < s.NumDocs(); d++ {
 				if s.IsLive(d) {
-					out[s.DocKey(d)] = s.docSource(d)
-					if s.Doc(d).Source != s.docSource(d) {
-						t.Fatalf("Doc(%d).Source %d, DocSource %d", d, s.Doc(d).Source, s.docSource(d))
+					out[s.DocKey(d)] = s.DocSource(d)
+					if s.Doc(d).Source != s.DocSource(d) {
+						t.Fatalf("Doc(%d).Source %d, DocSource %d", d, s.Doc(d).Source, s.DocSource(d))
 					}
 				}
 			}

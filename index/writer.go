@@ -1,7 +1,6 @@
 package index
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -14,7 +13,7 @@ import (
 	"time"
 
 	"github.com/bitsieve/bitsieve/internal/bitrow"
-	"github.com/bitsieve/bitsieve/internal/strcache"
+	"github.com/bitsieve/bitsieve/internal/segment"
 	"github.com/bitsieve/bitsieve/tokenize"
 	"github.com/cespare/xxhash/v2"
 	"github.com/gofrs/flock"
@@ -69,7 +68,7 @@ func segmentDefaults(p *Params, capacity *int, maxBytes, budget *int64) error {
 	if *p == (Params{}) {
 		*p = DefaultParams
 	}
-	if err := p.validate(); err != nil {
+	if err := p.Validate(); err != nil {
 		return err
 	}
 	if *capacity <= 0 {
@@ -180,8 +179,8 @@ type Writer struct {
 
 	segMu    sync.Mutex // guards segs, dicts and newFiles
 	segs     []ManifestSegment
-	dicts    map[string]*segDict // the dictionaries of segs, by file name, for the lexicon
-	newFiles []string            // files written by this writer, removed if the commit fails
+	dicts    map[string]*segment.Dict // the dictionaries of segs, by file name, for the lexicon
+	newFiles []string                 // files written by this writer, removed if the commit fails
 
 	// Collector state: only the collector goroutine touches it until stop.
 	buf     classBuffers
@@ -295,7 +294,7 @@ func OpenWriter(dir string, opt WriterOptions) (*Writer, error) {
 	if snap != nil && snap.dir == dir && snap.manifest.Generation == m.Generation && snap.segs != nil {
 		w.base = snap
 	} else {
-		ix, err := openManifest(dir, m, verifyData)
+		ix, err := openManifest(dir, m, segment.VerifyData)
 		if err != nil {
 			w.release()
 			return nil, fmt.Errorf("%w (run 'bitsieve check'; a rebuild replaces a damaged index)", err)
@@ -500,7 +499,7 @@ func (w *Writer) DeleteUnseen(inScope func(key string, source uint32) bool) (int
 			if _, touched := w.session[key]; touched || w.kept[key] {
 				continue
 			}
-			if inScope != nil && !inScope(key, s.docSource(d)) {
+			if inScope != nil && !inScope(key, s.DocSource(d)) {
 				continue
 			}
 			if err := w.deleteLocked(key); err != nil {
@@ -516,101 +515,20 @@ func (w *Writer) DeleteUnseen(inScope func(key string, source uint32) bool) (int
 // to call from another goroutine.
 func (w *Writer) Progress() (docs int64, bytes int64) { return w.docs.Load(), w.bytes.Load() }
 
-// internSize is the size of each generation of the terms an analysis
-// goroutine interns (internal/strcache): buffered documents share one copy of
-// each term in use, and a corpus of millions of distinct words, as source
-// code has, cannot grow the writer's memory without end.
-const internSize = 1 << 16
-
-// maxKeptTokens bounds the per-token buffers an analysis goroutine keeps
-// between documents.
-const maxKeptTokens = 1 << 16
-
 func (w *Writer) analyze() {
 	defer w.workers.Done()
-	an := newAnalysis(w.opt.Analyzer)
+	an := segment.NewAnalysis(w.opt.Analyzer)
 	for j := range w.in {
 		if !j.del {
-			j.res = an.doc(j.doc)
+			d := j.doc
+			j.res = &analyzedDoc{Doc: segment.Doc{Key: d.Key, Title: d.Title, Text: d.Text, Size: d.Size, ModTime: d.ModTime, Source: SourceTag(d.Source)}}
+			an.Analyze(&j.res.Doc)
+			j.res.mem = j.res.footprint()
 			w.docs.Add(1)
 			w.bytes.Add(int64(len(j.doc.Text)))
 		}
 		w.out <- j
 	}
-}
-
-// analysis is one analysis goroutine's state: its analyzer, the terms it
-// interns, and buffers reused from one document to the next. It keeps 8
-// bytes per token of a document (its term and position) while it is
-// analyzed, so that a text of millions of words costs tens of megabytes.
-type analysis struct {
-	a         *tokenize.Analyzer
-	words     *strcache.Cache
-	ids       map[string]uint32 // the document's terms → their order of first occurrence
-	terms     []string          // by order of first occurrence
-	counts    []uint32          // their frequencies
-	sorted    []uint32          // first-occurrence orders, sorted by term
-	local     []uint32          // first-occurrence order → index in sorted
-	toks      []uint32          // per token: its term (first occurrence order, then local)
-	positions []uint32          // per token: its position
-	marks     []uint32          // the byte offset of every markStride-th token
-	pos       []byte
-}
-
-func newAnalysis(lang string) *analysis {
-	return &analysis{a: tokenize.MustNew(lang), words: strcache.New(internSize), ids: map[string]uint32{}}
-}
-
-// doc analyzes d: its distinct terms sorted, with their frequencies, and
-// its token stream, each token naming its term by its index among them
-// (buildSegment renumbers them in termID order).
-func (an *analysis) doc(d Document) *analyzedDoc {
-	clear(an.ids)
-	an.terms, an.counts = an.terms[:0], an.counts[:0]
-	an.toks, an.positions, an.marks = an.toks[:0], an.positions[:0], an.marks[:0]
-	an.a.Tokens(d.Text, func(t tokenize.Token) {
-		id, ok := an.ids[t.Term]
-		if !ok {
-			id = uint32(len(an.terms))
-			an.ids[t.Term] = id
-			an.terms = append(an.terms, t.Term)
-			an.counts = append(an.counts, 0)
-		}
-		an.counts[id]++
-		if len(an.toks)%markStride == 0 {
-			an.marks = append(an.marks, uint32(t.Start))
-		}
-		an.toks = append(an.toks, id)
-		an.positions = append(an.positions, uint32(t.Pos))
-	})
-	an.sorted, an.local = an.sorted[:0], slices.Grow(an.local[:0], len(an.terms))[:len(an.terms)]
-	for i := range an.terms {
-		an.sorted = append(an.sorted, uint32(i))
-	}
-	slices.SortFunc(an.sorted, func(x, y uint32) int { return strings.Compare(an.terms[x], an.terms[y]) })
-	// Buffered documents share one copy of each term in use.
-	tf := make([]termFreq, len(an.sorted))
-	for k, i := range an.sorted {
-		tf[k] = termFreq{an.words.Intern(an.terms[i]), an.counts[i]}
-		an.local[i] = uint32(k)
-	}
-	for i, id := range an.toks {
-		an.toks[i] = an.local[id]
-	}
-	// Encoded in a reused buffer, then copied: a slice grown by append
-	// would hold up to twice its bytes while the document is buffered.
-	an.pos = appendTokens(an.pos[:0], an.toks, an.positions, an.marks)
-	ad := &analyzedDoc{doc: d, terms: tf, tokens: len(an.toks), hash: xxhash.Sum64(d.Text),
-		source: SourceTag(d.Source), pos: bytes.Clone(an.pos)}
-	ad.mem = ad.footprint()
-	if cap(an.toks) > maxKeptTokens {
-		// Grown by a very long document: not kept for the next ones.
-		an.toks, an.positions, an.marks, an.pos = nil, nil, nil, nil
-	}
-	if len(an.terms) > maxKeptTokens {
-		an.ids, an.terms, an.counts, an.sorted, an.local = map[string]uint32{}, nil, nil, nil, nil
-	}
-	return ad
 }
 
 // collector puts analyzed documents and deletions back in call order (so an
@@ -691,7 +609,7 @@ func (w *Writer) dropSession(key string, d sessionDoc) {
 }
 
 func (w *Writer) route(d *analyzedDoc) {
-	key := d.doc.Key
+	key := d.Key
 	if prev, ok := w.loc[key]; ok {
 		if w.rebuild {
 			w.dups = append(w.dups, key)
@@ -748,8 +666,8 @@ func (w *Writer) seal(docs []*analyzedDoc, class int) {
 	seq := w.fileSeq.Add(1) - 1
 	name := segmentFileName(seq)
 	for i, d := range kept {
-		w.loc[d.doc.Key] = sealedAt(seq, i)
-		delete(w.pending, d.doc.Key)
+		w.loc[d.Key] = sealedAt(seq, i)
+		delete(w.pending, d.Key)
 	}
 	var mem int64
 	for _, d := range kept {
@@ -772,7 +690,7 @@ func (w *Writer) seal(docs []*analyzedDoc, class int) {
 		if w.errSet.Load() {
 			return
 		}
-		seg, dict, err := writeSegmentFile(w.dir, name, kept, w.opt.Params, class, w.opt.Analyzer)
+		seg, dict, err := writeSegmentFile(w.dir, name, segmentDocs(kept), w.opt.Params, class, w.opt.Analyzer)
 		if err == nil {
 			// The commit's lexicon reads it back; until then its words
 			// would grow the writer's memory with every segment.
@@ -786,7 +704,7 @@ func (w *Writer) seal(docs []*analyzedDoc, class int) {
 		}
 		w.segMu.Lock()
 		if w.dicts == nil {
-			w.dicts = map[string]*segDict{}
+			w.dicts = map[string]*segment.Dict{}
 		}
 		w.dicts[seg.File] = dict
 		w.segs = append(w.segs, seg)
@@ -798,12 +716,12 @@ func (w *Writer) seal(docs []*analyzedDoc, class int) {
 // writeSegmentFile writes docs as the segment file name in dir: to a
 // temporary file, fsynced, renamed. The caller fsyncs the directory. The
 // segment's dictionary is returned for the lexicon.
-func writeSegmentFile(dir, name string, docs []*analyzedDoc, p Params, class int, analyzer string) (ManifestSegment, *segDict, error) {
+func writeSegmentFile(dir, name string, docs []*segment.Doc, p Params, class int, analyzer string) (ManifestSegment, *segment.Dict, error) {
 	t, err := createTemp(dir, name)
 	if err != nil {
 		return ManifestSegment{}, nil, fmt.Errorf("create segment: %w", err)
 	}
-	_, dict, err := buildSegment(t, docs, p, class, analyzer)
+	dict, err := segment.Build(t, docs, p, class, analyzer)
 	if err != nil {
 		t.abort()
 		return ManifestSegment{}, nil, fmt.Errorf("write segment %s: %w", name, err)
@@ -993,7 +911,7 @@ func (w *Writer) newManifest() (*Manifest, []pendingFile) {
 		for i, ms := range w.baseM.Segments {
 			var del []uint64
 			if len(bySeg[i]) > 0 {
-				del = w.base.segs[i].deletedBits()
+				del = w.base.segs[i].DeletedBits()
 			}
 			apply(ms, del, bySeg[i])
 		}
@@ -1032,8 +950,8 @@ func (w *Writer) removeNew() {
 // removeSpills removes the spilled dictionaries of the new segments.
 func (w *Writer) removeSpills() {
 	for _, d := range w.dicts {
-		if d.spill != "" {
-			os.Remove(d.spill)
+		if d.Spill != "" {
+			os.Remove(d.Spill)
 		}
 	}
 }

@@ -3,12 +3,14 @@ package query
 import (
 	"context"
 	"fmt"
-	"github.com/bitsieve/bitsieve/internal/indextest"
 	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
 	"unicode"
+
+	"github.com/bitsieve/bitsieve/internal/indextest"
+	"github.com/bitsieve/bitsieve/internal/segment"
 
 	"github.com/bitsieve/bitsieve/corpus"
 	"github.com/bitsieve/bitsieve/index"
@@ -293,7 +295,7 @@ func treatments(t *testing.T, dir string) (private, shared, lists int) {
 	defer ix.Close()
 	for _, seg := range ix.Segments() {
 		for id := range seg.NumTerms() {
-			switch tr := seg.Treatment(index.TermID(id)); {
+			switch tr := seg.Treatment(segment.TermID(id)); {
 			case tr.Private:
 				private++
 			case tr.List:

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/bitsieve/bitsieve/index"
+	"github.com/bitsieve/bitsieve/internal/segment"
 	"github.com/bitsieve/bitsieve/tokenize"
 )
 
@@ -58,7 +59,7 @@ type TermExplanation struct {
 	Absent      int     `json:"absent_segments"`  // segments without it
 	Rows        int     `json:"rows"`             // rows (and lists) read, over all segments
 	Density     float64 `json:"density"`          // mean density of those rows
-	PredictedFP float64 `json:"predicted_fp"`     // Σ (n−df)·P(a document without it passes its rows), index.Treatment's model
+	PredictedFP float64 `json:"predicted_fp"`     // Σ (n−df)·P(a document without it passes its rows), segment.Treatment's model
 	ObservedFP  int     `json:"observed_fp"`      // documents its rows admit that lack it
 }
 
@@ -146,7 +147,7 @@ func (s *Searcher) explainLeaves(c *compiled) ([]explainLeaf, []*Phrase) {
 			phrases = append(phrases, x)
 		case *Prefix:
 			n := 0
-			s.ix.Prefix(x.Prefix, func(t string, _ []index.Entry) bool {
+			s.ix.Prefix(x.Prefix, func(t string, _ []segment.Entry) bool {
 				leaves = append(leaves, explainLeaf{x.Prefix + "*", t, neg})
 				n++
 				return n < maxExplainPrefix
@@ -225,11 +226,11 @@ func (s *Searcher) explainTerm(l explainLeaf) (TermExplanation, error) {
 }
 
 // passProbability is the chance that a document of seg without a term
-// (held by df documents) passes the term's rows, index.Treatment's model:
+// (held by df documents) passes the term's rows, segment.Treatment's model:
 // it passes its rank-0 rows with the product of their densities; its
 // higher-rank rows for sure when a neighbour in its group of 2^rank holds
 // the term, else with the product of theirs.
-func passProbability(seg *index.Segment, rows []int, df int) float64 {
+func passProbability(seg *segment.Segment, rows []int, df int) float64 {
 	low, high, anyHigh := 1.0, 1.0, false
 	for _, r := range rows {
 		d := rowDensity(seg, r)
@@ -251,7 +252,7 @@ func passProbability(seg *index.Segment, rows []int, df int) float64 {
 // terms among terms (each once, rarest first) step by step.
 func (s *Searcher) explainSteps(terms []TermExplanation) ([]SegmentSteps, error) {
 	pos := positiveByDF(terms)
-	posEnts := make([][]index.Entry, len(pos))
+	posEnts := make([][]segment.Entry, len(pos))
 	for i, t := range pos {
 		var err error
 		if posEnts[i], err = lookupAll(s.ix, t.Term); err != nil {
@@ -281,7 +282,7 @@ func positiveByDF(terms []TermExplanation) []TermExplanation {
 // segmentSteps ANDs the rows (or list) of each term of pos into the live
 // documents of seg, segment si, recording each step's rows and survivors.
 // posEnts[i] holds the lexicon entries of pos[i] by segment.
-func segmentSteps(seg *index.Segment, si int, pos []TermExplanation, posEnts [][]index.Entry) SegmentSteps {
+func segmentSteps(seg *segment.Segment, si int, pos []TermExplanation, posEnts [][]segment.Entry) SegmentSteps {
 	ss := SegmentSteps{Segment: seg.Name(), Docs: seg.NumDocs(), Class: seg.LengthClass()}
 	acc := slices.Clone(seg.Live())
 	for i, t := range pos {
@@ -313,8 +314,8 @@ func segmentSteps(seg *index.Segment, si int, pos []TermExplanation, posEnts [][
 
 // lookupAll returns a term's lexicon entries by segment position (DF 0
 // where a segment lacks it).
-func lookupAll(ix *index.Index, term string) ([]index.Entry, error) {
-	out := make([]index.Entry, len(ix.Segments()))
+func lookupAll(ix *index.Index, term string) ([]segment.Entry, error) {
+	out := make([]segment.Entry, len(ix.Segments()))
 	es, err := ix.Lookup(term, nil)
 	for _, e := range es {
 		out[e.Seg] = e
@@ -324,7 +325,7 @@ func lookupAll(ix *index.Index, term string) ([]index.Entry, error) {
 
 // countAnd ANDs rows into acc (or into the live row when acc is nil) and
 // returns the number of bits left.
-func countAnd(seg *index.Segment, rows []int, acc []uint64) int {
+func countAnd(seg *segment.Segment, rows []int, acc []uint64) int {
 	if acc == nil {
 		acc = slices.Clone(seg.Live())
 	}
@@ -343,6 +344,6 @@ func countAnd(seg *index.Segment, rows []int, acc []uint64) int {
 }
 
 // rowDensity is the share of row r's columns that are set.
-func rowDensity(seg *index.Segment, r int) float64 {
+func rowDensity(seg *segment.Segment, r int) float64 {
 	return float64(seg.RowCount(r)) / float64(max(1, seg.RowColumns(r)))
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/bitsieve/bitsieve/index"
 	"github.com/bitsieve/bitsieve/index/inverted"
+	"github.com/bitsieve/bitsieve/internal/segment"
 	"github.com/bitsieve/bitsieve/tokenize"
 )
 
@@ -66,17 +67,17 @@ type inode struct {
 	bm     *roaring.Bitmap   // iTerm
 	terms  []*roaring.Bitmap // iPhrase: postings of its distinct terms
 	phrase *Phrase
-	ids    []index.TermID // iPhrase: the termID of each of the phrase's terms
+	ids    []segment.TermID // iPhrase: the termID of each of the phrase's terms
 	kids   []*inode
 	negs   []*inode
 }
 
 // invEval compiles and evaluates a query over one segment's postings.
 type invEval struct {
-	seg      *index.Segment
+	seg      *segment.Segment
 	post     *inverted.Segment
-	slotOf   map[index.TermID]int
-	ids      []index.TermID
+	slotOf   map[segment.TermID]int
+	ids      []segment.TermID
 	scoreSet map[int]bool
 	score    []scoreSlot
 	bytes    int64 // serialized postings read
@@ -86,19 +87,19 @@ type invEval struct {
 	ph       phraseReader
 }
 
-func newInvEval(seg *index.Segment, post *inverted.Segment, an *tokenize.Analyzer) *invEval {
-	return &invEval{seg: seg, post: post, an: an, slotOf: map[index.TermID]int{}, scoreSet: map[int]bool{}}
+func newInvEval(seg *segment.Segment, post *inverted.Segment, an *tokenize.Analyzer) *invEval {
+	return &invEval{seg: seg, post: post, an: an, slotOf: map[segment.TermID]int{}, scoreSet: map[int]bool{}}
 }
 
 // invEvals recycles evaluators, their maps and slices, across segments and
 // queries, as planners are recycled: the baseline pays for matching, not for
 // bookkeeping the signature engine does not pay either.
 var invEvals = sync.Pool{New: func() any {
-	return &invEval{slotOf: map[index.TermID]int{}, scoreSet: map[int]bool{}}
+	return &invEval{slotOf: map[segment.TermID]int{}, scoreSet: map[int]bool{}}
 }}
 
 // getInvEval takes an evaluator from the pool, emptied for seg.
-func getInvEval(seg *index.Segment, post *inverted.Segment, an *tokenize.Analyzer) *invEval {
+func getInvEval(seg *segment.Segment, post *inverted.Segment, an *tokenize.Analyzer) *invEval {
 	e := invEvals.Get().(*invEval)
 	clear(e.slotOf)
 	clear(e.scoreSet)
@@ -106,13 +107,13 @@ func getInvEval(seg *index.Segment, post *inverted.Segment, an *tokenize.Analyze
 	return e
 }
 
-func (e *invEval) postings(id index.TermID) (*roaring.Bitmap, error) {
+func (e *invEval) postings(id segment.TermID) (*roaring.Bitmap, error) {
 	e.bytes += int64(e.post.SizeOf(id))
 	return e.post.Postings(id)
 }
 
 // scoreTerm records a positive term for BM25, as the planner does.
-func (e *invEval) scoreTerm(term string, id index.TermID, q *compiled) {
+func (e *invEval) scoreTerm(term string, id segment.TermID, q *compiled) {
 	sl, ok := e.slotOf[id]
 	if !ok {
 		sl = len(e.ids)
@@ -302,7 +303,7 @@ func (e *invEval) plan() *plan {
 	}
 	slices.SortFunc(order, func(a, b int) int { return int(e.ids[a]) - int(e.ids[b]) })
 	newSlot := make([]int, len(order))
-	sorted := make([]index.TermID, len(order))
+	sorted := make([]segment.TermID, len(order))
 	for ns, old := range order {
 		newSlot[old] = ns
 		sorted[ns] = e.ids[old]
@@ -497,7 +498,7 @@ func (e *invEval) run(q *compiled) (hits *roaring.Bitmap, candidates int, err er
 }
 
 // searchSegmentInverted is searchSegment for the inverted engine.
-func (s *Searcher) searchSegmentInverted(seg *index.Segment, si int, q *compiled, k int, avgdl float64, an *tokenize.Analyzer, top *topK) segResult {
+func (s *Searcher) searchSegmentInverted(seg *segment.Segment, si int, q *compiled, k int, avgdl float64, an *tokenize.Analyzer, top *topK) segResult {
 	var r segResult
 	t0 := time.Now()
 	e := getInvEval(seg, s.inv.Segments()[si], an)

@@ -9,6 +9,7 @@ import (
 	"github.com/bitsieve/bitsieve/index"
 	"github.com/bitsieve/bitsieve/index/inverted"
 	"github.com/bitsieve/bitsieve/internal/bitrow"
+	"github.com/bitsieve/bitsieve/internal/segment"
 	"github.com/bitsieve/bitsieve/tokenize"
 )
 
@@ -65,7 +66,7 @@ func BenchmarkAndKernel(b *testing.B) {
 type benchSegment struct {
 	s    *Searcher
 	inv  *Searcher
-	seg  *index.Segment
+	seg  *segment.Segment
 	post *inverted.Segment
 	q    *compiled
 	text string // the query
@@ -124,17 +125,17 @@ func newBenchSegment(b testing.TB, q string) *benchSegment {
 // benchWords picks, from a segment's dictionary, the most frequent term with
 // a private row, or two terms in 2–8% of the documents (shared rows or
 // lists), that analyze to themselves.
-func benchWords(b testing.TB, s *Searcher, seg *index.Segment, private bool) string {
+func benchWords(b testing.TB, s *Searcher, seg *segment.Segment, private bool) string {
 	an := tokenize.MustNew("english")
 	var picked []string
 	n := seg.NumDocs()
 	for id := 0; id < seg.NumTerms() && len(picked) < 2; id++ {
-		df, tr := seg.DF(index.TermID(id)), seg.Treatment(index.TermID(id))
+		df, tr := seg.DF(segment.TermID(id)), seg.Treatment(segment.TermID(id))
 		if tr.Private != private || (!private && (df*50 < n || df*12 > n)) {
 			continue
 		}
 		var term string
-		seg.Terms(func(t string, tid index.TermID) bool {
+		seg.Terms(func(t string, tid segment.TermID) bool {
 			if int(tid) == id {
 				term = t
 				return false

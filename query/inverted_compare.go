@@ -3,7 +3,7 @@ package query
 import (
 	"context"
 
-	"github.com/bitsieve/bitsieve/index"
+	"github.com/bitsieve/bitsieve/internal/segment"
 	"github.com/bitsieve/bitsieve/tokenize"
 )
 
@@ -72,7 +72,7 @@ func (s *Searcher) Matches(ctx context.Context, q string) (*Matches, error) {
 
 // signatureMatches is searchSegment's match and verify stages, counting the
 // rows and row blocks read.
-func (s *Searcher) signatureMatches(seg *index.Segment, q *compiled, an *tokenize.Analyzer, m *Matches) ([]uint32, error) {
+func (s *Searcher) signatureMatches(seg *segment.Segment, q *compiled, an *tokenize.Analyzer, m *Matches) ([]uint32, error) {
 	p, err := s.plan(seg, q.root, q)
 	if err != nil {
 		return nil, err

@@ -3,9 +3,9 @@ package query
 import (
 	"math/bits"
 
-	"github.com/bitsieve/bitsieve/index"
 	"github.com/bitsieve/bitsieve/internal/bitrow"
 	"github.com/bitsieve/bitsieve/internal/doclist"
+	"github.com/bitsieve/bitsieve/internal/segment"
 )
 
 // block is one 512-document block of a bitmap: one cache line of a row.
@@ -160,7 +160,7 @@ func andRowsInto(rows [][]uint64, base int, out *block, loads *int64) bool {
 // only moves forward, galloping through a plain list when it has far to go; a
 // block before the cursor starts it again from the top.
 type cursor struct {
-	id    index.TermID
+	id    segment.TermID
 	list  doclist.List
 	n     int      // entries
 	plain []uint16 // a plain list
@@ -171,7 +171,7 @@ type cursor struct {
 	at, seen, prev int
 }
 
-func newCursor(id index.TermID, l doclist.List) cursor {
+func newCursor(id segment.TermID, l doclist.List) cursor {
 	return cursor{id: id, list: l, n: l.Len(), plain: l.Plain(), bytes: l.Bytes(), prev: -1}
 }
 
@@ -338,7 +338,7 @@ func (n *pnode) next(b int) int {
 	return b
 }
 
-// Higher-rank rows (index.Treatment): in a rank-r row, bit i stands for
+// Higher-rank rows (segment.Treatment): in a rank-r row, bit i stands for
 // documents i·2^r to (i+1)·2^r−1, so a 512-document block has 512>>r bits,
 // one word at rank 3 and a byte at rank 6. A node ANDs the words of its
 // high-rank rows first: where they are zero the block has no candidate and

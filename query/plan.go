@@ -5,8 +5,8 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/bitsieve/bitsieve/index"
 	"github.com/bitsieve/bitsieve/internal/bitrow"
+	"github.com/bitsieve/bitsieve/internal/segment"
 )
 
 // MaxPrefixTerms is the most dictionary terms one prefix may expand to, over
@@ -18,13 +18,13 @@ const MaxPrefixTerms = 1024
 // segment's rows, plus the termIDs that verification and ranking read from the
 // forward index.
 type plan struct {
-	seg  *index.Segment
+	seg  *segment.Segment
 	root *pnode
-	ids  []index.TermID // distinct termIDs the query reads, sorted ascending
-	ents []index.Entry  // their lexicon entries
+	ids  []segment.TermID // distinct termIDs the query reads, sorted ascending
+	ents []segment.Entry  // their lexicon entries
 	// vids are the termIDs verification reads (of inexact leaves), sorted,
 	// and vslots their slots in ids.
-	vids   []index.TermID
+	vids   []segment.TermID
 	vslots []int
 	// phrases: an inexact node is a phrase, so verification reads the
 	// positions of ids (and their frequencies with them) for every candidate.
@@ -32,10 +32,10 @@ type plan struct {
 	// scoring: slots of positive terms with their global term index
 	score []scoreSlot
 	// direct: the plan is exact and the segment keeps every scored term's
-	// frequencies beside its bits (freqs[i] those of score[i]; index.Freqs),
+	// frequencies beside its bits (freqs[i] those of score[i]; segment.Freqs),
 	// so ranking reads them without the forward index (verifier.loadDirect).
 	direct bool
-	freqs  []index.Freqs
+	freqs  []segment.Freqs
 
 	planner *planner // owns the nodes; see release
 }
@@ -91,14 +91,14 @@ type pnode struct {
 // slots are found by a linear search until there are many (a broad prefix).
 type planner struct {
 	s      *Searcher
-	seg    *index.Segment
-	si     int                  // the segment's index in the compiled query's entries
-	slotOf map[index.TermID]int // once ids is long
-	ids    []index.TermID
-	ents   []index.Entry // the lexicon entry of each slot's term
+	seg    *segment.Segment
+	si     int                    // the segment's index in the compiled query's entries
+	slotOf map[segment.TermID]int // once ids is long
+	ids    []segment.TermID
+	ents   []segment.Entry // the lexicon entry of each slot's term
 	score  []scoreSlot
 	rowBuf []int
-	freqs  []index.Freqs
+	freqs  []segment.Freqs
 	dens   []float64 // scratch of finishRows
 	need   []bool    // scratch of verifySlots
 	pl     plan      // the plan it returns, reused
@@ -145,7 +145,7 @@ func (pl *plan) release() {
 	planners.Put(p)
 }
 
-func (s *Searcher) plan(seg *index.Segment, root Node, q *compiled) (*plan, error) {
+func (s *Searcher) plan(seg *segment.Segment, root Node, q *compiled) (*plan, error) {
 	p := planners.Get().(*planner)
 	p.s, p.seg, p.si = s, seg, q.segIdx[seg]
 	n, err := p.compile(root, false, q)
@@ -183,8 +183,8 @@ func (p *planner) sortSlots(root *pnode) {
 	}
 	slices.SortFunc(order, func(a, b int) int { return int(p.ids[a]) - int(p.ids[b]) })
 	newSlot := make([]int, len(order))
-	sorted := make([]index.TermID, len(order))
-	ents := make([]index.Entry, len(order))
+	sorted := make([]segment.TermID, len(order))
+	ents := make([]segment.Entry, len(order))
 	for ns, old := range order {
 		newSlot[old] = ns
 		sorted[ns] = p.ids[old]
@@ -242,7 +242,7 @@ func (pl *plan) verifySlots() {
 }
 
 // slot returns the verification slot of a term's entry.
-func (p *planner) slot(e index.Entry) int {
+func (p *planner) slot(e segment.Entry) int {
 	id := e.ID
 	if p.slotOf != nil {
 		if s, ok := p.slotOf[id]; ok {
@@ -251,7 +251,7 @@ func (p *planner) slot(e index.Entry) int {
 	} else if s := slices.Index(p.ids, id); s >= 0 {
 		return s
 	} else if len(p.ids) == 32 {
-		p.slotOf = make(map[index.TermID]int, 64)
+		p.slotOf = make(map[segment.TermID]int, 64)
 		for i, x := range p.ids {
 			p.slotOf[x] = i
 		}

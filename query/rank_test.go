@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/bitsieve/bitsieve/index"
+	"github.com/bitsieve/bitsieve/internal/segment"
 )
 
 // TestTopKPages checks that pages of ranked results, where blocks whose
@@ -25,7 +26,7 @@ func TestTopKPages(t *testing.T) {
 	dir := createIndex(t, docs, index.WriterOptions{Capacity: 1500})
 	ix, s := openSearcher(t, dir)
 	var common []string
-	if err := ix.Prefix("", func(w string, es []index.Entry) bool {
+	if err := ix.Prefix("", func(w string, es []segment.Entry) bool {
 		df := 0
 		for _, e := range es {
 			df += e.DF

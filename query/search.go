@@ -15,6 +15,7 @@ import (
 	"github.com/bitsieve/bitsieve/index/inverted"
 	"github.com/bitsieve/bitsieve/internal/bitrow"
 	"github.com/bitsieve/bitsieve/internal/impact"
+	"github.com/bitsieve/bitsieve/internal/segment"
 	"github.com/bitsieve/bitsieve/tokenize"
 )
 
@@ -26,7 +27,7 @@ type Searcher struct {
 	states    sync.Pool       // *queryState
 	workers   atomic.Int64    // goroutines per query (SetWorkers)
 	inv       *inverted.Index // non-nil: match from postings (NewInvertedSearcher)
-	segIdx    map[*index.Segment]int
+	segIdx    map[*segment.Segment]int
 }
 
 // NewSearcher returns a Searcher over ix, analyzing queries with the
@@ -35,7 +36,7 @@ func NewSearcher(ix *index.Index) (*Searcher, error) {
 	if _, err := tokenize.New(ix.Analyzer()); err != nil {
 		return nil, fmt.Errorf("index %s: %w", ix.Dir(), err)
 	}
-	s := &Searcher{ix: ix, segIdx: map[*index.Segment]int{}}
+	s := &Searcher{ix: ix, segIdx: map[*segment.Segment]int{}}
 	s.workers.Store(int64(runtime.GOMAXPROCS(0)))
 	s.analyzers.New = func() any { return tokenize.MustNew(ix.Analyzer()) }
 	for i, seg := range ix.Segments() {
@@ -67,26 +68,26 @@ type compiled struct {
 	// ents[termIdx[t]][segment] is t's lexicon entry in each segment (DF 0:
 	// absent), and hashes[termIdx[t]] its hash: each word is looked up once,
 	// in the index's lexicon, at compile time.
-	ents     [][]index.Entry
-	entSlab  []index.Entry // the ents, one block of segments per term
-	es       []index.Entry // scratch for lookups
+	ents     [][]segment.Entry
+	entSlab  []segment.Entry // the ents, one block of segments per term
+	es       []segment.Entry // scratch for lookups
 	hashes   []uint64
 	prefixes map[string][]string // the words of each prefix, expanded once
-	segIdx   map[*index.Segment]int
+	segIdx   map[*segment.Segment]int
 	required []int // indexes of the terms every match contains (requiredTerms)
 }
 
 // lookup returns a term's entry in a segment, from the compile-time lookups.
-func (q *compiled) lookup(seg *index.Segment, t string) (index.Entry, bool) {
+func (q *compiled) lookup(seg *segment.Segment, t string) (segment.Entry, bool) {
 	i, ok := q.termIdx[t]
 	if !ok {
-		return index.Entry{}, false
+		return segment.Entry{}, false
 	}
 	return q.entry(i, q.segIdx[seg])
 }
 
 // entry returns the entry of term i (an index into terms) in segment si.
-func (q *compiled) entry(i, si int) (index.Entry, bool) {
+func (q *compiled) entry(i, si int) (segment.Entry, bool) {
 	e := q.ents[i][si]
 	return e, e.DF > 0
 }
@@ -168,7 +169,7 @@ func (s *Searcher) compileInto(c *compiled, p *parser, an *tokenize.Analyzer, q 
 }
 
 // reset empties c for a new query, keeping its memory.
-func (c *compiled) reset(root Node, segIdx map[*index.Segment]int) {
+func (c *compiled) reset(root Node, segIdx map[*segment.Segment]int) {
 	c.root, c.segIdx = root, segIdx
 	if c.termIdx == nil {
 		c.termIdx = map[string]int{}
@@ -332,7 +333,7 @@ func (s *Searcher) match(ctx context.Context, st *queryState, k int) error {
 // blocks (on the prose mix a one-word top-10 takes 12 % less time than in
 // the index's order, whose segments are in the order they were sealed).
 // Results do not depend on the order.
-func segmentOrder(dst []int, segs []*index.Segment) []int {
+func segmentOrder(dst []int, segs []*segment.Segment) []int {
 	for i := range segs {
 		dst = append(dst, i)
 	}
@@ -469,7 +470,7 @@ func (s *Searcher) Search(ctx context.Context, req Request) (*Result, error) {
 //
 // Verification and ranking check ctx every deadlineStride candidates, so a
 // query past its deadline stops inside a segment, not only between two.
-func (s *Searcher) searchSegment(ctx context.Context, seg *index.Segment, si int, q *compiled, k int, avgdl float64, an *tokenize.Analyzer, cands *[]int32, top *topK, floor *scoreFloor) segResult {
+func (s *Searcher) searchSegment(ctx context.Context, seg *segment.Segment, si int, q *compiled, k int, avgdl float64, an *tokenize.Analyzer, cands *[]int32, top *topK, floor *scoreFloor) segResult {
 	var r segResult
 	t0 := time.Now()
 	p, err := s.plan(seg, q.root, q)
@@ -826,7 +827,7 @@ type scored struct {
 // ties a heap kept.
 type topK struct {
 	k     int
-	segs  []*index.Segment
+	segs  []*segment.Segment
 	items []scored
 }
 
@@ -897,7 +898,7 @@ func (t *topK) sorted() []scored {
 func expandPrefix(ix *index.Index, prefix string) ([]string, error) {
 	var words []string
 	broad := false
-	err := ix.Prefix(prefix, func(w string, _ []index.Entry) bool {
+	err := ix.Prefix(prefix, func(w string, _ []segment.Entry) bool {
 		if len(words) == MaxPrefixTerms {
 			broad = true
 			return false

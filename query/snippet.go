@@ -5,7 +5,7 @@ import (
 	"slices"
 	"unicode/utf8"
 
-	"github.com/bitsieve/bitsieve/index"
+	"github.com/bitsieve/bitsieve/internal/segment"
 	"github.com/bitsieve/bitsieve/tokenize"
 )
 
@@ -114,10 +114,10 @@ type snipEvent struct {
 // (the earliest such). Only the text from the mark before it is analyzed,
 // to find the window's bytes and highlights; the rest of the document is
 // never analyzed.
-func (s *Searcher) snippet(h *Hit, seg *index.Segment, si, doc int, q *compiled, hl *highlighter) error {
+func (s *Searcher) snippet(h *Hit, seg *segment.Segment, si, doc int, q *compiled, hl *highlighter) error {
 	// Buffers that hold a typical query's terms and matches without
 	// allocating: snippets are cut for every hit shown.
-	var idBuf [8]index.TermID
+	var idBuf [8]segment.TermID
 	var eventBuf [8]snipEvent
 	ids := appendSnippetTerms(idBuf[:0], q, si, hl)
 	pos := make([][]uint32, len(ids))
@@ -158,7 +158,7 @@ const snippetSlack = 256
 
 // termID returns the termID in segment si of the query term t, and false
 // when the segment does not hold it.
-func (q *compiled) termID(si int, t string) (index.TermID, bool) {
+func (q *compiled) termID(si int, t string) (segment.TermID, bool) {
 	i, ok := q.termIdx[t]
 	if !ok || q.ents[i][si].DF == 0 {
 		return 0, false
@@ -169,7 +169,7 @@ func (q *compiled) termID(si int, t string) (index.TermID, bool) {
 // appendSnippetTerms appends to dst the termIDs in segment si of the words
 // and phrase terms hl marks, ascending and without repeats: the terms whose
 // positions place a snippet.
-func appendSnippetTerms(dst []index.TermID, q *compiled, si int, hl *highlighter) []index.TermID {
+func appendSnippetTerms(dst []segment.TermID, q *compiled, si int, hl *highlighter) []segment.TermID {
 	for w := range hl.words {
 		if x, ok := q.termID(si, w); ok {
 			dst = append(dst, x)
@@ -188,7 +188,7 @@ func appendSnippetTerms(dst []index.TermID, q *compiled, si int, hl *highlighter
 
 // snippetSlot returns the index in ids of the query term t's termID in
 // segment si, or -1 when the segment does not hold t.
-func snippetSlot(q *compiled, si int, ids []index.TermID, t string) int {
+func snippetSlot(q *compiled, si int, ids []segment.TermID, t string) int {
 	x, ok := q.termID(si, t)
 	if !ok {
 		return -1
@@ -203,7 +203,7 @@ func snippetSlot(q *compiled, si int, ids []index.TermID, t string) int {
 // and each start of each phrase (keys from len(hl.words) on, one per
 // phrase, in the order of hl.phrases). pos[i] holds the positions of
 // ids[i].
-func appendSnippetEvents(dst []snipEvent, q *compiled, si int, hl *highlighter, ids []index.TermID, pos [][]uint32) []snipEvent {
+func appendSnippetEvents(dst []snipEvent, q *compiled, si int, hl *highlighter, ids []segment.TermID, pos [][]uint32) []snipEvent {
 	events := dst
 	key := 0
 	for w := range hl.words {
@@ -269,7 +269,7 @@ type snippetRegion struct {
 // an cannot start at a token) to a snippet's length past the mark after it,
 // so that only the part of the text that analysis and the window need is
 // read. r has read document doc's positions.
-func snippetRegionOf(r *index.PositionReader, an *tokenize.Analyzer, doc, textLen int, events []snipEvent, anchor int) (snippetRegion, error) {
+func snippetRegionOf(r *segment.PositionReader, an *tokenize.Analyzer, doc, textLen int, events []snipEvent, anchor int) (snippetRegion, error) {
 	reg := snippetRegion{0, 0, textLen}
 	if anchor >= 0 {
 		if err := r.ReadMarks(doc); err != nil {
@@ -371,7 +371,7 @@ func appendEventRanges(dst []Range, events []snipEvent, words []Range, base int,
 // before it in the text read from offset textAt of document doc: when
 // textAt is not 0 (a long text read from a later block), the newlines of
 // the blocks before are counted too.
-func lineAt(seg *index.Segment, doc, textAt, lines int) (int, error) {
+func lineAt(seg *segment.Segment, doc, textAt, lines int) (int, error) {
 	line := 1 + lines
 	if textAt == 0 {
 		return line, nil

@@ -3,7 +3,7 @@ package query
 import (
 	"slices"
 
-	"github.com/bitsieve/bitsieve/index"
+	"github.com/bitsieve/bitsieve/internal/segment"
 	"github.com/bitsieve/bitsieve/tokenize"
 )
 
@@ -15,7 +15,7 @@ type verifier struct {
 	tf     []uint32 // frequency of each plan slot in the current document
 	vtf    []uint32 // scratch for loadVerify
 	doc    int
-	posr   *index.PositionReader
+	posr   *segment.PositionReader
 	pos    [][]uint32 // by slot: positions in posDoc
 	posDoc int
 }
@@ -264,15 +264,15 @@ func phraseAt(pos [][]uint32, slots []int, offsets []int, at *[]uint32) bool {
 // phraseReader checks phrases from a segment's positions for an evaluator
 // without a plan (the inverted engine).
 type phraseReader struct {
-	r     *index.PositionReader
-	ids   []index.TermID
+	r     *segment.PositionReader
+	ids   []segment.TermID
 	slots []int
 	pos   [][]uint32
 }
 
 // check reports whether document doc of seg holds the phrase whose term j
 // has the termID ids[j] and the offset offsets[j].
-func (pr *phraseReader) check(seg *index.Segment, doc int, ids []index.TermID, offsets []int) (bool, error) {
+func (pr *phraseReader) check(seg *segment.Segment, doc int, ids []segment.TermID, offsets []int) (bool, error) {
 	if pr.r == nil || pr.r.Segment() != seg {
 		pr.r = seg.NewPositionReader()
 	}

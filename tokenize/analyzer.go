@@ -105,7 +105,7 @@ func (a *Analyzer) Name() string { return a.name }
 // Restartable reports whether analysis that starts at any token's Start
 // finds that token first and numbers every later token as analysis from
 // the start of the text does, shifted by that token's position. Snippets
-// rely on it to analyze a long text from a nearby mark (index/positions.go)
+// rely on it to analyze a long text from a nearby mark (internal/segment/positions.go)
 // rather than from its start. It holds for the snowball languages, whose
 // tokens never overlap; it does not for code, where an identifier and its
 // first part start at the same byte.

@@ -2,11 +2,13 @@ package web
 
 import (
 	"fmt"
-	"github.com/bitsieve/bitsieve/internal/bitrow"
 	"math"
 	"math/bits"
 	"slices"
 	"strings"
+
+	"github.com/bitsieve/bitsieve/internal/bitrow"
+	"github.com/bitsieve/bitsieve/internal/segment"
 
 	"github.com/bitsieve/bitsieve/index"
 	"github.com/bitsieve/bitsieve/query"
@@ -86,7 +88,7 @@ const (
 
 func newExplainView(ix *index.Index, ex *query.Explanation) *explainView {
 	ev := &explainView{Explanation: ex, HasOr: strings.Contains(ex.Parsed, " OR ") || strings.Contains(ex.Parsed, "*")}
-	segs := map[string]*index.Segment{}
+	segs := map[string]*segment.Segment{}
 	for _, s := range ix.Segments() {
 		segs[s.Name()] = s
 	}
@@ -170,7 +172,7 @@ func makeFunnel(ex *query.Explanation, steps []string, survivors []int) funnelSV
 
 // listDocs is the list of term in seg as a bit per document (all zero where
 // seg keeps no list of it).
-func listDocs(ix *index.Index, seg *index.Segment, term string) []uint64 {
+func listDocs(ix *index.Index, seg *segment.Segment, term string) []uint64 {
 	es, _ := ix.Lookup(term, nil)
 	for _, e := range es {
 		if ix.Segments()[e.Seg] == seg && e.Treatment().List {
@@ -182,7 +184,7 @@ func listDocs(ix *index.Index, seg *index.Segment, term string) []uint64 {
 
 // drawSegment redoes the segment's AND on its rows to shade each stretch of
 // documents: Explain gives the counts, the rows give where the bits are.
-func drawSegment(ix *index.Index, seg *index.Segment, sg query.SegmentSteps, survivors int) segmentSVG {
+func drawSegment(ix *index.Index, seg *segment.Segment, sg query.SegmentSteps, survivors int) segmentSVG {
 	n := seg.NumDocs()
 	nb := min(svgBuckets, max(n, 1))
 	out := segmentSVG{Name: sg.Segment, Class: sg.Class, Docs: sg.Docs, Survivors: survivors, Buckets: nb,

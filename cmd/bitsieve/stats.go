@@ -3,11 +3,13 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/spf13/pflag"
 	"io"
 	"text/tabwriter"
 
+	"github.com/spf13/pflag"
+
 	"github.com/bitsieve/bitsieve/index"
+	"github.com/bitsieve/bitsieve/internal/segment"
 )
 
 func init() {
@@ -31,7 +33,7 @@ func runStats(fs *pflag.FlagSet) runFunc {
 		}
 		defer ix.Close()
 		st := ix.Stats()
-		var qs []index.SignatureQuality
+		var qs []segment.SignatureQuality
 		if *quality {
 			for _, seg := range ix.Segments() {
 				q, err := seg.Quality()
@@ -45,7 +47,7 @@ func runStats(fs *pflag.FlagSet) runFunc {
 			json.NewEncoder(stdout).Encode(struct {
 				Dir string `json:"dir"`
 				index.Stats
-				Quality []index.SignatureQuality `json:"quality,omitempty"`
+				Quality []segment.SignatureQuality `json:"quality,omitempty"`
 			}{ix.Dir(), st, qs})
 			return exitOK
 		}

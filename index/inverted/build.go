@@ -7,24 +7,25 @@ import (
 
 	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/bitsieve/bitsieve/index"
+	"github.com/bitsieve/bitsieve/internal/segment"
 )
 
 // docLists gathers every term's documents from a segment's forward index:
 // the documents of termID t are docs[start[t]:start[t+1]], ascending. It
 // checks that the forward index agrees with every term's df.
-func docLists(seg *index.Segment) (start []int, docs []uint32, err error) {
+func docLists(seg *segment.Segment) (start []int, docs []uint32, err error) {
 	if err := seg.LoadTerms(); err != nil {
 		return nil, nil, err
 	}
 	nt := seg.NumTerms()
 	start = make([]int, nt+1)
 	for id := 0; id < nt; id++ {
-		start[id+1] = start[id] + seg.DF(index.TermID(id))
+		start[id+1] = start[id] + seg.DF(segment.TermID(id))
 	}
 	docs = make([]uint32, start[nt])
 	next := make([]int, nt)
 	copy(next, start[:nt])
-	var fwd []index.Posting
+	var fwd []segment.Posting
 	for d := 0; d < seg.NumDocs(); d++ {
 		if fwd, err = seg.Forward(fwd[:0], d); err != nil {
 			return nil, nil, err
@@ -39,13 +40,13 @@ func docLists(seg *index.Segment) (start []int, docs []uint32, err error) {
 	}
 	for id := 0; id < nt; id++ {
 		if next[id] != start[id+1] {
-			return nil, nil, disagree(seg, index.TermID(id))
+			return nil, nil, disagree(seg, segment.TermID(id))
 		}
 	}
 	return start, docs, nil
 }
 
-func disagree(seg *index.Segment, id index.TermID) error {
+func disagree(seg *segment.Segment, id segment.TermID) error {
 	return &index.CorruptError{File: seg.Name(), Section: "forward",
 		Detail: fmt.Sprintf("the forward index does not agree with the df %d of term %d", seg.DF(id), id)}
 }
@@ -57,7 +58,7 @@ func (a *appender) Write(p []byte) (int, error) { a.b = append(a.b, p...); retur
 
 // encodeSegment builds the postings file image of one segment from its
 // forward index.
-func encodeSegment(seg *index.Segment) ([]byte, error) {
+func encodeSegment(seg *segment.Segment) ([]byte, error) {
 	start, docs, err := docLists(seg)
 	if err != nil {
 		return nil, err

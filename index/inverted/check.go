@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/bitsieve/bitsieve/index"
+	"github.com/bitsieve/bitsieve/internal/segment"
 )
 
 // Check validates every bitmap of every segment (roaring's own consistency
@@ -29,12 +30,12 @@ func (s *Segment) check() error {
 	}
 	var got []uint32
 	for id := 0; id < s.p.terms; id++ {
-		bm, err := s.Postings(index.TermID(id))
+		bm, err := s.Postings(segment.TermID(id))
 		if err != nil {
 			return err
 		}
 		if err := validate(bm); err != nil {
-			return s.badTerm(index.TermID(id), err.Error())
+			return s.badTerm(segment.TermID(id), err.Error())
 		}
 		got = bm.ToArray()
 		if !slices.Equal(got, docs[start[id]:start[id+1]]) {

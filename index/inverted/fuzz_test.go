@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/bitsieve/bitsieve/index"
+	"github.com/bitsieve/bitsieve/internal/segment"
 )
 
 // reseal recomputes every checksum of a postings file image in place (as far
@@ -72,7 +73,7 @@ func FuzzOpen(f *testing.F) {
 			return
 		}
 		for id := 0; id < seg.NumTerms(); id++ {
-			bm, err := s.Postings(index.TermID(id))
+			bm, err := s.Postings(segment.TermID(id))
 			if err != nil {
 				continue
 			}

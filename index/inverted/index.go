@@ -3,8 +3,6 @@ package inverted
 import (
 	"errors"
 	"fmt"
-	"github.com/bitsieve/bitsieve/internal/durable"
-	"github.com/bitsieve/bitsieve/internal/mmap"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -12,6 +10,10 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+
+	"github.com/bitsieve/bitsieve/internal/durable"
+	"github.com/bitsieve/bitsieve/internal/mmap"
+	"github.com/bitsieve/bitsieve/internal/segment"
 
 	"github.com/bitsieve/bitsieve/index"
 )
@@ -120,7 +122,7 @@ func Build(ix *index.Index, opt BuildOptions) (*Index, error) {
 	return x, nil
 }
 
-func buildSegment(seg *index.Segment, dir string) (*Segment, error) {
+func buildSegment(seg *segment.Segment, dir string) (*Segment, error) {
 	img, err := encodeSegment(seg)
 	if err != nil {
 		return nil, err
@@ -197,7 +199,7 @@ func Open(ix *index.Index) (*Index, error) {
 	return x, nil
 }
 
-func openSegment(seg *index.Segment, path string) (*Segment, error) {
+func openSegment(seg *segment.Segment, path string) (*Segment, error) {
 	data, err := mmap.File(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("%s: %w for segment %s", filepath.Dir(path), ErrMissing, seg.Name())

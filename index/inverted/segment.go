@@ -3,8 +3,10 @@ package inverted
 import (
 	"encoding/binary"
 	"fmt"
-	"github.com/bitsieve/bitsieve/internal/mmap"
 	"math/bits"
+
+	"github.com/bitsieve/bitsieve/internal/mmap"
+	"github.com/bitsieve/bitsieve/internal/segment"
 
 	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/bitsieve/bitsieve/index"
@@ -14,7 +16,7 @@ import (
 // local document ids for every termID of the segment's dictionary. It is
 // immutable and safe for concurrent use.
 type Segment struct {
-	seg    *index.Segment
+	seg    *segment.Segment
 	name   string // file name, for messages
 	data   []byte // the whole file, mapped or in memory
 	mapped bool
@@ -26,7 +28,7 @@ type Segment struct {
 
 // newSegment validates a postings file image against the segment it
 // belongs to.
-func newSegment(seg *index.Segment, name string, data []byte) (*Segment, error) {
+func newSegment(seg *segment.Segment, name string, data []byte) (*Segment, error) {
 	secs, err := readSections(name, data)
 	if err != nil {
 		return nil, err
@@ -79,7 +81,7 @@ func newSegment(seg *index.Segment, name string, data []byte) (*Segment, error) 
 func (s *Segment) Name() string { return s.name }
 
 // Segment is the signature segment these postings mirror.
-func (s *Segment) Segment() *index.Segment { return s.seg }
+func (s *Segment) Segment() *segment.Segment { return s.seg }
 
 // FileBytes is the size of the postings file.
 func (s *Segment) FileBytes() int64 { return int64(len(s.data)) }
@@ -95,7 +97,7 @@ func (s *Segment) OffsetsBytes() int64 { return int64(len(s.offs)) }
 func (s *Segment) Live() *roaring.Bitmap { return s.live }
 
 // span returns where term id's bitmap lies in the postings section.
-func (s *Segment) span(id index.TermID) (uint64, uint64, error) {
+func (s *Segment) span(id segment.TermID) (uint64, uint64, error) {
 	if int(id) >= s.p.terms {
 		return 0, 0, fmt.Errorf("inverted: %s: term %d of %d", s.name, id, s.p.terms)
 	}
@@ -104,7 +106,7 @@ func (s *Segment) span(id index.TermID) (uint64, uint64, error) {
 
 // SizeOf is the serialized size of term id's bitmap: the bytes a query
 // touches to read it.
-func (s *Segment) SizeOf(id index.TermID) int {
+func (s *Segment) SizeOf(id segment.TermID) int {
 	a, b, err := s.span(id)
 	if err != nil {
 		return 0
@@ -115,7 +117,7 @@ func (s *Segment) SizeOf(id index.TermID) int {
 // Postings returns the documents containing term id. The bitmap is a view
 // of the file's bytes: callers must not modify it (the roaring operations
 // that return a new bitmap, And, Or, AndNot, FastAnd, FastOr, are fine).
-func (s *Segment) Postings(id index.TermID) (bm *roaring.Bitmap, err error) {
+func (s *Segment) Postings(id segment.TermID) (bm *roaring.Bitmap, err error) {
 	a, b, err := s.span(id)
 	if err != nil {
 		return nil, err
@@ -135,7 +137,7 @@ func (s *Segment) Postings(id index.TermID) (bm *roaring.Bitmap, err error) {
 	return bm, nil
 }
 
-func (s *Segment) badTerm(id index.TermID, detail string) error {
+func (s *Segment) badTerm(id segment.TermID, detail string) error {
 	return &index.CorruptError{File: s.name, Section: "postings", Detail: fmt.Sprintf("bitmap of term %d does not decode: %s", id, detail)}
 }
 

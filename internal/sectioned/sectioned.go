@@ -18,6 +18,7 @@ package sectioned
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"hash/crc32"
 	"io"
@@ -48,6 +49,7 @@ func Checksum(b []byte) uint32 { return crc32.Checksum(b, castagnoli) }
 // Section locates one section inside a file.
 type Section struct {
 	ID     uint32
+	Name   string // the section's name, for messages
 	Offset uint64
 	Length uint64
 	CRC    uint32
@@ -123,6 +125,7 @@ func Read(data []byte, kind string, version uint32, name func(id uint32) string)
 		if binary.LittleEndian.Uint32(e[4:]) != 0 || binary.LittleEndian.Uint32(e[28:]) != 0 {
 			return nil, bad("reserved bytes of section %s are not zero", name(s.ID))
 		}
+		s.Name = name(s.ID)
 		secs[s.ID] = s
 	}
 	// Sections are written in order, without overlap, separated by zero
@@ -143,6 +146,58 @@ func Read(data []byte, kind string, version uint32, name func(id uint32) string)
 	}
 	return secs, nil
 }
+
+// Open validates the framing of file name's data as Read does, naming its
+// sections by names (section-N for an id not there), and says what is wrong
+// as the index does: a file of another version gets one sentence telling the
+// user to rebuild, damaged framing a *CorruptError.
+func Open(name string, data []byte, kind string, version uint32, names map[uint32]string) (map[uint32]Section, error) {
+	secs, err := Read(data, kind, version, func(id uint32) string { return SectionName(names, id) })
+	var ve *VersionError
+	switch {
+	case errors.As(err, &ve):
+		return nil, fmt.Errorf("%s: index format version %d is not supported (this bitsieve reads version %d); rebuild the index with bitsieve index --rebuild", name, ve.Got, ve.Want)
+	case err != nil:
+		return nil, &CorruptError{File: name, Detail: err.Error()}
+	}
+	return secs, nil
+}
+
+// SectionName is the name names gives section id, or section-N.
+func SectionName(names map[uint32]string, id uint32) string {
+	if n, ok := names[id]; ok {
+		return n
+	}
+	return fmt.Sprintf("section-%d", id)
+}
+
+// Check verifies the section's checksum in data, the bytes of file name.
+func (s Section) Check(name string, data []byte) error {
+	if !s.Verify(data) {
+		return &CorruptError{File: name, Section: s.Name, Detail: "checksum mismatch"}
+	}
+	return nil
+}
+
+// ErrCorrupt is wrapped by every error about bytes that fail a checksum or
+// an invariant; errors.Is(err, ErrCorrupt) tells damage from I/O failure.
+var ErrCorrupt = errors.New("index file is damaged")
+
+// CorruptError names the file and section that failed validation.
+type CorruptError struct {
+	File    string
+	Section string // "" when the damage is in the header, table or tail
+	Detail  string
+}
+
+func (e *CorruptError) Error() string {
+	if e.Section != "" {
+		return fmt.Sprintf("%s: section %s is damaged: %s", e.File, e.Section, e.Detail)
+	}
+	return fmt.Sprintf("%s is damaged: %s", e.File, e.Detail)
+}
+
+func (e *CorruptError) Unwrap() error { return ErrCorrupt }
 
 func allZero(b []byte) bool {
 	for _, c := range b {
@@ -227,4 +282,31 @@ func (fw *Writer) Finish() error {
 		return err
 	}
 	return fw.raw(tail)
+}
+
+// Part is one section of a file to write: its id and its bytes, in pieces.
+type Part struct {
+	ID    uint32
+	Bytes [][]byte
+}
+
+// WriteFile writes a file of the kind and version with the sections parts,
+// in order.
+func WriteFile(w io.Writer, kind string, version uint32, parts []Part) error {
+	fw, err := NewWriter(w, kind, version)
+	if err != nil {
+		return err
+	}
+	for _, s := range parts {
+		if err := fw.Begin(s.ID); err != nil {
+			return err
+		}
+		for _, b := range s.Bytes {
+			if _, err := fw.Write(b); err != nil {
+				return err
+			}
+		}
+		fw.End()
+	}
+	return fw.Finish()
 }

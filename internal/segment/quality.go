@@ -1,4 +1,4 @@
-package index
+package segment
 
 import (
 	"math"
@@ -40,7 +40,7 @@ func (s *Segment) Quality() (SignatureQuality, error) {
 	for r := first; r < first+h.SharedRows; r++ {
 		set0 += s.RowCount(r)
 	}
-	for r := first + h.SharedRows; r < s.numRows(); r++ {
+	for r := first + h.SharedRows; r < s.NumRows(); r++ {
 		setH += s.RowCount(r)
 	}
 	cols0 := h.Docs
@@ -86,7 +86,7 @@ func (s *Segment) Quality() (SignatureQuality, error) {
 	for _, st := range terms {
 		rows = s.rowsOfTerm(rows[:0], st.term, st.id)
 		n := s.admitted(rows)
-		q.MeasuredFP += int64(max(0, n-s.liveDF(st.id)))
+		q.MeasuredFP += int64(max(0, n-s.LiveDF(st.id)))
 		q.PredictedFP += expectedFP(st.t, s.DF(st.id), h.Docs, h.Rank, q.Theory, q.HighTheory)
 	}
 

@@ -1,10 +1,12 @@
-package index
+package segment
 
 import (
 	"encoding/binary"
 	"fmt"
 	"math/bits"
 	"slices"
+
+	"github.com/bitsieve/bitsieve/internal/sectioned"
 )
 
 // Positions. Every document keeps where each of its terms occurs: phrases
@@ -33,9 +35,9 @@ import (
 // offset finds that token first, at its position, when the analyzer is
 // Restartable (tokenize).
 
-// markStride is the number of kept tokens between two marks of a positions
+// MarkStride is the number of kept tokens between two marks of a positions
 // entry.
-const markStride = 32
+const MarkStride = 32
 
 // appendPositionsEntry encodes a document's tokens, given in text order by
 // their term's index in the forward entry (locals, below distinct) and
@@ -47,7 +49,7 @@ func appendPositionsEntry(dst []byte, locals, positions, offsets []uint32, disti
 	var marks []byte
 	prevPos, prevOff := uint32(0), uint32(0)
 	for c, off := range offsets {
-		p := positions[c*markStride]
+		p := positions[c*MarkStride]
 		marks = binary.AppendUvarint(marks, uint64(p-prevPos))
 		marks = binary.AppendUvarint(marks, uint64(off-prevOff))
 		prevPos, prevOff = p, off
@@ -192,7 +194,7 @@ func decodePositionsEntry(e []byte, tfs []uint32, locals, positions, offsets []u
 		positions = append(positions, t.pos)
 	}
 	pos, off := uint64(0), uint64(0)
-	for c := 0; c < int(k+markStride-1)/markStride; c++ {
+	for c := 0; c < int(k+MarkStride-1)/MarkStride; c++ {
 		dp, n1 := binary.Uvarint(marks)
 		if n1 <= 0 {
 			return locals, positions, offsets, fmt.Errorf("mark %d does not decode", c)
@@ -203,8 +205,8 @@ func decodePositionsEntry(e []byte, tfs []uint32, locals, positions, offsets []u
 		}
 		marks = marks[n1+n2:]
 		pos, off = pos+dp, off+do
-		if pos != uint64(toks[c*markStride].pos) || off > 1<<32-1 {
-			return locals, positions, offsets, fmt.Errorf("mark %d is at position %d, its token at %d", c, pos, toks[c*markStride].pos)
+		if pos != uint64(toks[c*MarkStride].pos) || off > 1<<32-1 {
+			return locals, positions, offsets, fmt.Errorf("mark %d is at position %d, its token at %d", c, pos, toks[c*MarkStride].pos)
 		}
 		offsets = append(offsets, uint32(off))
 	}
@@ -299,7 +301,7 @@ func (r *PositionReader) ReadMarks(doc int) error {
 	}
 	r.mpos, r.moff = r.mpos[:0], r.moff[:0]
 	pos, off := uint64(0), uint64(0)
-	for c := uint64(0); c < (k+markStride-1)/markStride; c++ {
+	for c := uint64(0); c < (k+MarkStride-1)/MarkStride; c++ {
 		dp, n1 := binary.Uvarint(marks)
 		if n1 <= 0 {
 			return s.badPositions(doc, fmt.Sprintf("mark %d does not decode", c))
@@ -325,15 +327,15 @@ func (r *PositionReader) Marks() int { return len(r.mpos) }
 func (r *PositionReader) Mark(c int) (offset, pos int) { return int(r.moff[c]), int(r.mpos[c]) }
 
 func (s *Segment) badPositions(doc int, detail string) error {
-	return &CorruptError{File: s.name, Section: "positions", Detail: fmt.Sprintf("entry of document %d: %s", doc, detail)}
+	return &sectioned.CorruptError{File: s.name, Section: "positions", Detail: fmt.Sprintf("entry of document %d: %s", doc, detail)}
 }
 
 // A document waiting in a writer's buffer keeps its tokens as a stream, in
 // text order, each naming its term by its index in the document's terms
-// (sorted by term, as analyzedDoc.terms): uvarint K, ceil(K/32) uvarint
+// (sorted by term, as Doc.Terms): uvarint K, ceil(K/32) uvarint
 // byte offsets of every 32nd token (each minus the previous), then per
 // token uvarint(local<<1 | g), followed by uvarint(gap) when g is 1 (gap:
-// positions skipped before the token, from −1). buildSegment turns it into
+// positions skipped before the token, from −1). Build turns it into
 // an entry.
 
 // appendTokens encodes tokens (local, position) in text order, with the
@@ -369,7 +371,7 @@ func decodeTokens(b []byte, distinct int, locals, positions, offsets []uint32) (
 	}
 	b = b[n:]
 	off := uint64(0)
-	for c := uint64(0); c < (k+markStride-1)/markStride; c++ {
+	for c := uint64(0); c < (k+MarkStride-1)/MarkStride; c++ {
 		d, n := binary.Uvarint(b)
 		if n <= 0 {
 			return locals, positions, offsets, bad
@@ -428,7 +430,7 @@ func (s *Segment) PairsIndexed(a, b Treatment) bool {
 // two kept tokens at consecutive positions whose terms both have private
 // rows.
 type pairSet struct {
-	docs     []*analyzedDoc
+	docs     []*Doc
 	docStart []int
 	docLi    []int32
 	hashOf   []uint64 // by local index: the term's hash, when it has a private row
@@ -440,7 +442,7 @@ type pairSet struct {
 	marks             []uint32
 }
 
-func newPairSet(docs []*analyzedDoc, docStart []int, docLi []int32, terms []string, idOf, treat []uint32, k int) *pairSet {
+func newPairSet(docs []*Doc, docStart []int, docLi []int32, terms []string, idOf, treat []uint32, k int) *pairSet {
 	ps := &pairSet{docs: docs, docStart: docStart, docLi: docLi, k: k}
 	if k == 0 {
 		return ps
@@ -465,8 +467,8 @@ func (ps *pairSet) of(doc int) []uint64 {
 	d := ps.docs[doc]
 	li := ps.docLi[ps.docStart[doc]:ps.docStart[doc+1]]
 	// The entry was encoded by the writer from the document's own terms; a
-	// failure here would be a bug, caught when buildSegment decodes it.
-	ps.locals, ps.positions, ps.marks, _ = decodeTokens(d.pos, len(li), ps.locals[:0], ps.positions[:0], ps.marks[:0])
+	// failure here would be a bug, caught when Build decodes it.
+	ps.locals, ps.positions, ps.marks, _ = decodeTokens(d.Pos, len(li), ps.locals[:0], ps.positions[:0], ps.marks[:0])
 	for i := 1; i < len(ps.locals); i++ {
 		a, b := li[ps.locals[i-1]], li[ps.locals[i]]
 		if ps.positions[i] == ps.positions[i-1]+1 && ps.private[a] && ps.private[b] {

@@ -1,4 +1,4 @@
-package index
+package segment
 
 import "encoding/binary"
 

@@ -1,4 +1,4 @@
-package index
+package segment
 
 import "github.com/bitsieve/bitsieve/tokenize"
 

@@ -1,4 +1,4 @@
-package index
+package segment
 
 import (
 	"math"
@@ -47,7 +47,10 @@ const (
 	maxRank = 6
 )
 
-func (p Params) validate() error {
+// Validate reports whether p can be used to build segments: the errors a
+// writer, Compact or Reseal would return for it. The zero Params stands for
+// DefaultParams elsewhere but is not valid itself.
+func (p Params) Validate() error {
 	switch {
 	case !(p.Density > 0 && p.Density < 1):
 		return errorf("density %v must be between 0 and 1", p.Density)

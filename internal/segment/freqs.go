@@ -1,4 +1,4 @@
-package index
+package segment
 
 import (
 	"encoding/binary"
@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/bitsieve/bitsieve/internal/bitrow"
+	"github.com/bitsieve/bitsieve/internal/inplace"
 )
 
 // Frequencies and lengths. Ranking needs, for every hit it scores, the
@@ -105,7 +106,7 @@ func (r *segmentReader) freqs() error {
 		return r.bad(secFreqs, "%d bytes, want %d", len(sec), want)
 	}
 	dir := 4 * h.PrivateRows * blocksOf(h.Docs)
-	s.freqDir = bytesAsU32(sec[:dir])
+	s.freqDir = inplace.Uint32s(sec[:dir])
 	s.privStart = make([]int, h.PrivateRows+1)
 	for i, c := range privatePop {
 		s.privStart[i+1] = s.privStart[i] + int(c)
@@ -120,7 +121,7 @@ func (r *segmentReader) freqs() error {
 	if uint64(len(lengths)) != 4*uint64(h.Docs) {
 		return r.bad(secLengths, "%d bytes, want %d documents", len(lengths), h.Docs)
 	}
-	s.lengths = bytesAsU32(lengths)
+	s.lengths = inplace.Uint32s(lengths)
 	return nil
 }
 

@@ -1,8 +1,10 @@
-package index
+package segment
 
 import (
 	"encoding/binary"
 	"fmt"
+
+	"github.com/bitsieve/bitsieve/internal/sectioned"
 )
 
 // The forward index (section 5) holds, for each document, its terms sorted
@@ -26,11 +28,11 @@ import (
 // document's positions alike.
 
 // forwardSkip is the number of terms between two skips of a forward entry,
-// and skipsFrom the most terms an entry without skips holds: a short entry
+// and SkipsFrom the most terms an entry without skips holds: a short entry
 // is walked in a cache line or two, where skips would only add bytes.
 const (
 	forwardSkip = 8
-	skipsFrom   = 32
+	SkipsFrom   = 32
 )
 
 // appendForwardEntry encodes a document's terms (ascending ids, their tfs)
@@ -38,7 +40,7 @@ const (
 // positions entry's lists (read only at the skip points).
 func appendForwardEntry(dst []byte, ids, tfs []uint32, listOff []uint32) []byte {
 	dst = binary.AppendUvarint(dst, uint64(len(ids)))
-	if len(ids) > skipsFrom {
+	if len(ids) > SkipsFrom {
 		// The fields grow along the entry: the last skip sets the widths.
 		nskip := (len(ids) - 1) / forwardSkip
 		last := nskip * forwardSkip
@@ -147,7 +149,7 @@ func (s *Segment) forwardCursor(doc int) (fwdCursor, error) {
 	}
 	b = b[k:]
 	c := fwdCursor{count: int(n)}
-	if n > skipsFrom {
+	if n > SkipsFrom {
 		if len(b) == 0 {
 			return fwdCursor{}, s.badForward(doc)
 		}
@@ -165,7 +167,7 @@ func (s *Segment) forwardCursor(doc int) (fwdCursor, error) {
 }
 
 func (s *Segment) badForward(doc int) error {
-	return &CorruptError{File: s.name, Section: "forward", Detail: fmt.Sprintf("entry of document %d does not decode", doc)}
+	return &sectioned.CorruptError{File: s.name, Section: "forward", Detail: fmt.Sprintf("entry of document %d does not decode", doc)}
 }
 
 // skip reads skip record j: the termID before the term it leads to (term

@@ -1,4 +1,4 @@
-package index
+package segment
 
 import (
 	"bytes"
@@ -12,7 +12,9 @@ import (
 	"time"
 
 	"github.com/bitsieve/bitsieve/internal/doclist"
+	"github.com/bitsieve/bitsieve/internal/inplace"
 	"github.com/bitsieve/bitsieve/internal/mmap"
+	"github.com/bitsieve/bitsieve/internal/sectioned"
 
 	"github.com/klauspost/compress/zstd"
 )
@@ -26,13 +28,12 @@ type Segment struct {
 	data []byte // the mapped file
 	hdr  segmentHeader
 
-	// The segment's words live in the index's lexicon (lexicon.go), at
-	// ordinal ord; its dictionary by termID is gathered from there when
-	// first needed (LoadTerms).
-	lex      *lexicon
-	ord      int
+	// The segment's words live in the index's lexicon; its dictionary by
+	// termID is gathered from there by loadDict when first needed
+	// (SetDict, LoadTerms).
+	loadDict func() (*Dict, error)
 	dictOnce sync.Once
-	dict     *segDict
+	dict     *Dict
 	dictErr  error
 
 	lists []byte // the lists section (internal/doclist)
@@ -68,28 +69,28 @@ type Segment struct {
 	docStrs []byte
 	blocks  []byte
 	store   []byte
-	secs    map[uint32]section
+	secs    map[uint32]sectioned.Section
 }
 
 // TermID identifies a term within one segment. TermIDs are assigned in
 // descending document-frequency order.
 type TermID uint32
 
-// verifyLevel says which section checksums opening a segment checks.
-type verifyLevel int
+// Verify says which section checksums opening a segment checks.
+type Verify int
 
 const (
-	verifyNone verifyLevel = iota // structure only (tests, fuzzing)
-	verifyMeta                    // the small sections: params, rowstats, blocks
-	verifyData                    // every section but the store (read block by block)
+	VerifyNone Verify = iota // structure only (tests, fuzzing)
+	VerifyMeta               // the small sections: params, rowstats, blocks
+	VerifyData               // every section but the store (read block by block)
 )
 
-func newSegment(path string, data []byte, verify verifyLevel) (*Segment, error) {
+func New(path string, data []byte, verify Verify) (*Segment, error) {
 	name := filepath.Base(path)
-	if !littleEndian {
+	if !inplace.LittleEndian {
 		return nil, fmt.Errorf("%s: bitsieve indexes are read in place and need a little-endian machine", name)
 	}
-	secs, err := readSections(name, data, segmentKind)
+	secs, err := Sections(name, data)
 	if err != nil {
 		return nil, err
 	}
@@ -106,7 +107,7 @@ func newSegment(path string, data []byte, verify verifyLevel) (*Segment, error) 
 // reads them into s; each step checks its section against the params.
 type segmentReader struct {
 	s      *Segment
-	verify verifyLevel
+	verify Verify
 }
 
 // section returns the bytes of section id, checked against its checksum
@@ -115,10 +116,10 @@ func (r *segmentReader) section(id uint32) ([]byte, error) {
 	s := r.s
 	sec, ok := s.secs[id]
 	if !ok {
-		return nil, &CorruptError{File: s.name, Section: segmentSectionName(id), Detail: "section is missing"}
+		return nil, &sectioned.CorruptError{File: s.name, Section: segmentSectionName(id), Detail: "sectioned.Section is missing"}
 	}
-	if r.verify == verifyData && id != secStore || r.verify == verifyMeta && (id == secParams || id == secRowStats || id == secBlocks) {
-		if err := verifySection(s.name, s.data, sec); err != nil {
+	if r.verify == VerifyData && id != secStore || r.verify == VerifyMeta && (id == secParams || id == secRowStats || id == secBlocks) {
+		if err := sec.Check(s.name, s.data); err != nil {
 			return nil, err
 		}
 	}
@@ -127,7 +128,7 @@ func (r *segmentReader) section(id uint32) ([]byte, error) {
 
 // bad reports damage found in section id.
 func (r *segmentReader) bad(id uint32, format string, a ...any) error {
-	return &CorruptError{File: r.s.name, Section: segmentSectionName(id), Detail: fmt.Sprintf(format, a...)}
+	return &sectioned.CorruptError{File: r.s.name, Section: segmentSectionName(id), Detail: fmt.Sprintf(format, a...)}
 }
 
 // params decodes the header and checks that its counts agree with each
@@ -180,7 +181,7 @@ func (r *segmentReader) rows() error {
 	if uint64(len(rows)) != rowWordsAll*8 {
 		return r.bad(secRows, "%d bytes, want %d words", len(rows), rowWordsAll)
 	}
-	s.rows = bytesAsWords(rows)
+	s.rows = inplace.Uint64s(rows)
 	pop, err := r.section(secRowStats)
 	if err != nil {
 		return err
@@ -188,7 +189,7 @@ func (r *segmentReader) rows() error {
 	if len(pop) != 4*nrows {
 		return r.bad(secRowStats, "%d bytes, want %d", len(pop), 4*nrows)
 	}
-	s.rowPop = bytesAsU32(pop)
+	s.rowPop = inplace.Uint32s(pop)
 	s.live = s.Row(0)
 	s.nlive = int(s.rowPop[0])
 	s.liveTokens = h.Tokens
@@ -218,7 +219,7 @@ func (r *segmentReader) entries(id uint32) ([]uint64, []byte, error) {
 	if uint64(len(sec)) < 8*(nd+1) {
 		return nil, nil, r.bad(id, "too short for %d documents", nd)
 	}
-	off, entries := bytesAsWords(sec[:8*(nd+1)]), sec[8*(nd+1):]
+	off, entries := inplace.Uint64s(sec[:8*(nd+1)]), sec[8*(nd+1):]
 	for i := uint64(0); i < nd; i++ {
 		if off[i] > off[i+1] {
 			return nil, nil, r.bad(id, "offsets of document %d are out of order", i)
@@ -295,7 +296,7 @@ func (r *segmentReader) store() error {
 	return nil
 }
 
-func (s *Segment) close() error {
+func (s *Segment) Close() error {
 	err := mmap.Unmap(s.data)
 	s.data = nil
 	return err
@@ -336,7 +337,7 @@ func (s *Segment) NumLists() int { return s.hdr.Lists }
 // List returns the documents of a term stored as a list (see Treatment).
 func (s *Segment) List(id TermID) doclist.List {
 	d := s.terms()
-	return s.list(d.info[2*id+1], int(d.info[2*id]))
+	return s.list(d.Info[2*id+1], int(d.Info[2*id]))
 }
 
 // ListOf returns the documents of a term stored as a list, from its entry.
@@ -347,16 +348,16 @@ func (s *Segment) list(t uint32, n int) doclist.List {
 	if t&chunkedFlag != 0 {
 		return doclist.NewChunked(s.lists[off:], n)
 	}
-	return doclist.NewPlain(bytesAsU16(s.lists[off : off+2*n]))
+	return doclist.NewPlain(inplace.Uint16s(s.lists[off : off+2*n]))
 }
 
 // RowWords is the length of every rank-0 row in uint64 words (a multiple of
 // bitrow.BlockWords).
 func (s *Segment) RowWords() int { return s.hdr.RowWords }
 
-// numRows is the number of rows: the live row, the private rows, the shared
+// NumRows is the number of rows: the live row, the private rows, the shared
 // rows of rank 0, then the shared rows of the higher rank.
-func (s *Segment) numRows() int { return 1 + s.hdr.PrivateRows + s.hdr.SharedRows + s.hdr.HighRows }
+func (s *Segment) NumRows() int { return 1 + s.hdr.PrivateRows + s.hdr.SharedRows + s.hdr.HighRows }
 
 // PrivateRows, SharedRows and HighRows count the three kinds of term rows:
 // private, shared at rank 0, shared at the higher rank.
@@ -417,19 +418,27 @@ func (s *Segment) IsLive(doc int) bool { return s.live[doc/64]&(1<<(doc%64)) != 
 // not be called.
 func (s *Segment) LoadTerms() error {
 	s.dictOnce.Do(func() {
-		if s.lex == nil {
-			s.dict, s.dictErr = &segDict{}, fmt.Errorf("%s: segment opened without the lexicon of its index", s.name)
+		if s.loadDict == nil {
+			s.dict, s.dictErr = &Dict{}, fmt.Errorf("%s: segment opened without the lexicon of its index", s.name)
 			return
 		}
-		s.dict, s.dictErr = s.lex.segDict(s.ord, s.hdr.Terms)
+		s.dict, s.dictErr = s.loadDict()
+		if s.dictErr == nil && (len(s.dict.Words) != s.hdr.Terms || len(s.dict.Info) != 2*s.hdr.Terms) {
+			s.dictErr = fmt.Errorf("%s: the dictionary given has %d words, the segment holds %d terms", s.name, len(s.dict.Words), s.hdr.Terms)
+		}
 		if s.dictErr != nil {
-			s.dict = &segDict{}
+			s.dict = &Dict{}
 		}
 	})
 	return s.dictErr
 }
 
-func (s *Segment) terms() *segDict {
+// SetDict gives the segment the function that loads its dictionary (from
+// the index's lexicon) when LoadTerms first needs it. It must be called
+// before the segment is shared.
+func (s *Segment) SetDict(load func() (*Dict, error)) { s.loadDict = load }
+
+func (s *Segment) terms() *Dict {
 	s.LoadTerms()
 	return s.dict
 }
@@ -437,20 +446,20 @@ func (s *Segment) terms() *segDict {
 // Lookup finds a term in the segment's dictionary.
 func (s *Segment) Lookup(term string) (TermID, bool) {
 	d := s.terms()
-	i, ok := slices.BinarySearch(d.words, term)
+	i, ok := slices.BinarySearch(d.Words, term)
 	if !ok {
 		return 0, false
 	}
-	return TermID(d.ids[i]), true
+	return TermID(d.IDs[i]), true
 }
 
 // prefixTerms calls fn for every term starting with prefix, in sorted order,
 // until fn returns false.
 func (s *Segment) prefixTerms(prefix string, fn func(term string, id TermID) bool) {
 	d := s.terms()
-	i, _ := slices.BinarySearch(d.words, prefix)
-	for ; i < len(d.words) && strings.HasPrefix(d.words[i], prefix); i++ {
-		if !fn(d.words[i], TermID(d.ids[i])) {
+	i, _ := slices.BinarySearch(d.Words, prefix)
+	for ; i < len(d.Words) && strings.HasPrefix(d.Words[i], prefix); i++ {
+		if !fn(d.Words[i], TermID(d.IDs[i])) {
 			return
 		}
 	}
@@ -462,17 +471,17 @@ func (s *Segment) Terms(fn func(term string, id TermID) bool) { s.prefixTerms(""
 
 // DF is the number of the segment's documents containing the term (deleted
 // documents included): the df the row treatment was chosen for.
-func (s *Segment) DF(id TermID) int { return int(s.terms().info[2*id]) }
+func (s *Segment) DF(id TermID) int { return int(s.terms().Info[2*id]) }
 
-// liveDF is the number of the segment's live documents containing the term,
+// LiveDF is the number of the segment's live documents containing the term,
 // for BM25.
-func (s *Segment) liveDF(id TermID) int { return max(0, s.DF(id)-int(s.delDF[id])) }
+func (s *Segment) LiveDF(id TermID) int { return max(0, s.DF(id)-int(s.delDF[id])) }
 
 // LiveDFOf is the number of live documents that hold the term of entry e.
 func (s *Segment) LiveDFOf(e Entry) int { return max(0, e.DF-int(s.delDF[e.ID])) }
 
 // Treatment is how the term is stored in the signature.
-func (s *Segment) Treatment(id TermID) Treatment { return treatment(s.terms().info[2*id+1]) }
+func (s *Segment) Treatment(id TermID) Treatment { return treatment(s.terms().Info[2*id+1]) }
 
 // TreatmentOf is the treatment of the term of an entry.
 func (e Entry) Treatment() Treatment { return treatment(e.treat) }
@@ -542,8 +551,8 @@ func (s *Segment) Doc(doc int) DocInfo {
 // DocTokens is the BM25 length of doc, without decoding its key.
 func (s *Segment) DocTokens(doc int) int { return int(s.lengths[doc]) }
 
-// docSource is the SourceTag of doc's source, 0 for none.
-func (s *Segment) docSource(doc int) uint32 {
+// DocSource is the SourceTag of doc's source, 0 for none.
+func (s *Segment) DocSource(doc int) uint32 {
 	return s.docRecord(doc).source()
 }
 
@@ -634,9 +643,9 @@ func (r *TextReader) Range(doc, from, to int) ([]byte, int, error) {
 		return nil, from, nil
 	}
 	bad := func(format string, a ...any) error {
-		return &CorruptError{File: s.name, Section: "docs", Detail: fmt.Sprintf("text of document %d: ", doc) + fmt.Sprintf(format, a...)}
+		return &sectioned.CorruptError{File: s.name, Section: "docs", Detail: fmt.Sprintf("text of document %d: ", doc) + fmt.Sprintf(format, a...)}
 	}
-	if n <= storeBlockSize {
+	if n <= StoreBlockSize {
 		// In one block.
 		if err := r.load(blk); err != nil {
 			return nil, 0, err
@@ -650,7 +659,7 @@ func (r *TextReader) Range(doc, from, to int) ([]byte, int, error) {
 	if at != 0 {
 		return nil, 0, bad("it is longer than a block but starts inside one")
 	}
-	first, last := blk+from/storeBlockSize, blk+(to-1)/storeBlockSize
+	first, last := blk+from/StoreBlockSize, blk+(to-1)/StoreBlockSize
 	r.span = r.span[:0]
 	for b := first; b <= last; b++ {
 		if b >= s.hdr.Blocks {
@@ -659,13 +668,13 @@ func (r *TextReader) Range(doc, from, to int) ([]byte, int, error) {
 		if err := r.load(b); err != nil {
 			return nil, 0, err
 		}
-		want := min(storeBlockSize, n-(b-blk)*storeBlockSize)
-		if len(r.raw) < want || (want < n-(b-blk)*storeBlockSize && len(r.raw) != storeBlockSize) {
+		want := min(StoreBlockSize, n-(b-blk)*StoreBlockSize)
+		if len(r.raw) < want || (want < n-(b-blk)*StoreBlockSize && len(r.raw) != StoreBlockSize) {
 			return nil, 0, bad("store block %d holds %d bytes of it, not %d", b, len(r.raw), want)
 		}
 		r.span = append(r.span, r.raw[:want]...)
 	}
-	return r.span, (first - blk) * storeBlockSize, nil
+	return r.span, (first - blk) * StoreBlockSize, nil
 }
 
 // load decompresses store block blk into r.raw, unless it is there.
@@ -675,7 +684,7 @@ func (r *TextReader) load(blk int) error {
 	}
 	s := r.seg
 	if blk >= s.hdr.Blocks {
-		return &CorruptError{File: s.name, Section: "docs", Detail: fmt.Sprintf("store block %d of %d", blk, s.hdr.Blocks)}
+		return &sectioned.CorruptError{File: s.name, Section: "docs", Detail: fmt.Sprintf("store block %d of %d", blk, s.hdr.Blocks)}
 	}
 	off, clen, rawLen := s.block(blk)
 	frame := s.store[off : off+uint64(clen)]
@@ -685,12 +694,12 @@ func (r *TextReader) load(blk int) error {
 	var fh zstd.Header
 	if err := fh.Decode(frame); err != nil || (fh.HasFCS && fh.FrameContentSize != uint64(rawLen)) {
 		r.block = -1
-		return &CorruptError{File: s.name, Section: "store", Detail: fmt.Sprintf("block %d has a damaged frame header", blk)}
+		return &sectioned.CorruptError{File: s.name, Section: "store", Detail: fmt.Sprintf("block %d has a damaged frame header", blk)}
 	}
 	raw, err := storeDecoder().DecodeAll(frame, r.raw[:0])
 	if err != nil || uint64(len(raw)) != uint64(rawLen) {
 		r.block = -1
-		return &CorruptError{File: s.name, Section: "store", Detail: fmt.Sprintf("block %d does not decompress: %v", blk, err)}
+		return &sectioned.CorruptError{File: s.name, Section: "store", Detail: fmt.Sprintf("block %d does not decompress: %v", blk, err)}
 	}
 	r.raw, r.block = raw, blk
 	return nil
@@ -704,11 +713,11 @@ type SectionSize struct {
 
 // Sections lists the segment's sections in file order with their sizes.
 func (s *Segment) Sections() []SectionSize {
-	var secs []section
+	var secs []sectioned.Section
 	for _, sec := range s.secs {
 		secs = append(secs, sec)
 	}
-	slices.SortFunc(secs, func(a, b section) int { return cmp.Compare(a.Offset, b.Offset) })
+	slices.SortFunc(secs, func(a, b sectioned.Section) int { return cmp.Compare(a.Offset, b.Offset) })
 	out := make([]SectionSize, len(secs))
 	for i, sec := range secs {
 		out[i] = SectionSize{segmentSectionName(sec.ID), int64(sec.Length)}
@@ -733,3 +742,6 @@ func (s *Segment) PairPostings() int64 { return s.hdr.PairPostings }
 
 // Analyzer is the name of the analyzer that made the segment's terms.
 func (s *Segment) Analyzer() string { return s.hdr.Analyzer }
+
+// ListBytes is the size of the lists section.
+func (s *Segment) ListBytes() int64 { return int64(len(s.lists)) }

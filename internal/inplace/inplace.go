@@ -1,4 +1,6 @@
-package index
+// Package inplace views the little-endian words of a mapped index file as Go
+// slices, without copying them.
+package inplace
 
 import (
 	"encoding/binary"
@@ -9,39 +11,39 @@ import (
 // from the mmap'd file, so their little-endian words are reinterpreted as Go
 // slices. That is only correct on little-endian machines (amd64, arm64,
 // riscv64, ...); Open refuses to run anywhere else.
-var littleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
+var LittleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
 
-func wordsAsBytes(w []uint64) []byte {
+func Uint64Bytes(w []uint64) []byte {
 	if len(w) == 0 {
 		return nil
 	}
 	return unsafe.Slice((*byte)(unsafe.Pointer(&w[0])), len(w)*8)
 }
 
-func u32AsBytes(w []uint32) []byte {
+func Uint32Bytes(w []uint32) []byte {
 	if len(w) == 0 {
 		return nil
 	}
 	return unsafe.Slice((*byte)(unsafe.Pointer(&w[0])), len(w)*4)
 }
 
-// bytesAsWords views b (8-byte aligned, length a multiple of 8) as words.
-func bytesAsWords(b []byte) []uint64 {
+// Uint64s views b (8-byte aligned, length a multiple of 8) as words.
+func Uint64s(b []byte) []uint64 {
 	if len(b) == 0 {
 		return nil
 	}
 	return unsafe.Slice((*uint64)(unsafe.Pointer(&b[0])), len(b)/8)
 }
 
-// bytesAsU32 views b (4-byte aligned, length a multiple of 4) as uint32s.
-func bytesAsU32(b []byte) []uint32 {
+// Uint32s views b (4-byte aligned, length a multiple of 4) as uint32s.
+func Uint32s(b []byte) []uint32 {
 	if len(b) == 0 {
 		return nil
 	}
 	return unsafe.Slice((*uint32)(unsafe.Pointer(&b[0])), len(b)/4)
 }
 
-func bytesAsU16(b []byte) []uint16 {
+func Uint16s(b []byte) []uint16 {
 	if len(b) == 0 {
 		return nil
 	}

@@ -1,9 +1,11 @@
-package index
+package segment
 
 import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+
+	"github.com/bitsieve/bitsieve/tokenize"
 )
 
 // DocOrder is the order in which Reseal lays out a segment's documents.
@@ -41,8 +43,8 @@ func ParseDocOrder(s string) (DocOrder, error) {
 	return 0, fmt.Errorf("unknown document order %q (kept, shuffled or minhash)", s)
 }
 
-// reorder puts docs in order o; seed drives OrderShuffled.
-func reorder(docs []*analyzedDoc, o DocOrder, seed uint64) {
+// Reorder puts docs in order o; seed drives OrderShuffled.
+func Reorder(docs []*Doc, o DocOrder, seed uint64) {
 	switch o {
 	case OrderShuffled:
 		r := rand.New(rand.NewPCG(seed, 0x5eed))
@@ -54,13 +56,13 @@ func reorder(docs []*analyzedDoc, o DocOrder, seed uint64) {
 		// similarity, so sorting by the pair groups similar documents.
 		type keyed struct {
 			k1, k2 uint64
-			d      *analyzedDoc
+			d      *Doc
 		}
 		ks := make([]keyed, len(docs))
 		for i, d := range docs {
 			k := keyed{k1: ^uint64(0), k2: ^uint64(0), d: d}
-			for _, t := range d.terms {
-				h := termHash(t.term)
+			for _, t := range d.Terms {
+				h := tokenize.Hash(t.Term)
 				k.k1 = min(k.k1, h)
 				k.k2 = min(k.k2, h*0x9e3779b97f4a7c15)
 			}

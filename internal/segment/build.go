@@ -1,4 +1,4 @@
-package index
+package segment
 
 import (
 	"bufio"
@@ -15,52 +15,35 @@ import (
 	"github.com/bitsieve/bitsieve/internal/bitrow"
 	"github.com/bitsieve/bitsieve/internal/doclist"
 	"github.com/bitsieve/bitsieve/internal/impact"
+	"github.com/bitsieve/bitsieve/internal/inplace"
 	"github.com/bitsieve/bitsieve/internal/sectioned"
 )
 
-// Document is one document handed to a Writer. Text is what is analyzed and
-// stored; Key must be unique within an index. Source names where it came
-// from (a directory root, a JSONL file; "" for a document added on its
-// own): the index keeps its SourceTag, so that an update of one source
-// deletes only that source's vanished documents (Writer.DeleteUnseen).
-type Document struct {
+// TermFreq is one distinct term of a document with its frequency.
+type TermFreq struct {
+	Term string
+	TF   uint32
+}
+
+// Doc is a document after analysis, as Build takes it: the document's
+// fields (Document in package index) with its terms and token positions.
+type Doc struct {
 	Key     string
 	Title   string
 	Text    []byte
 	Size    int64
 	ModTime time.Time
-	Source  string
+
+	Terms  []TermFreq // distinct terms, sorted by term
+	Tokens int        // number of indexed tokens (the BM25 document length)
+	Hash   uint64     // xxhash64 of the text
+	Source uint32     // the SourceTag of the document's source
+	Pos    []byte     // positions entry, its locals indexing Terms (AppendTokens)
 }
 
-// termFreq is one distinct term of a document with its frequency.
-type termFreq struct {
-	term string
-	tf   uint32
-}
-
-// analyzedDoc is a document after analysis, waiting in a length-class buffer.
-type analyzedDoc struct {
-	doc    Document
-	terms  []termFreq // distinct terms, sorted by term
-	tokens int        // number of indexed tokens (the BM25 document length)
-	hash   uint64     // xxhash64 of the text
-	source uint32     // SourceTag(doc.Source)
-	pos    []byte     // positions entry, its locals indexing terms (positions.go)
-
-	dropped bool  // deleted or replaced before its segment was sealed
-	mem     int64 // bytes it holds, about (footprint)
-}
-
-// footprint estimates the bytes an analyzed document holds while it waits
-// in a writer's buffer: its text, positions and terms (whose bytes the
-// writer shares between documents), and what Go spends around them.
-func (d *analyzedDoc) footprint() int64 {
-	return int64(len(d.doc.Text)+len(d.doc.Key)+len(d.doc.Title)+len(d.pos)+24*len(d.terms)) + 256
-}
-
-// lengthClass routes a document by its distinct-term count: class c holds
+// LengthClassOf routes a document by its distinct-term count: class c holds
 // documents with 2^(c-1) ≤ distinct < 2^c (class 0: no terms at all).
-func lengthClass(distinct int) int { return bits.Len(uint(distinct)) }
+func LengthClassOf(distinct int) int { return bits.Len(uint(distinct)) }
 
 // paramsSize is the fixed size of the params section, and maxAnalyzerName
 // the longest analyzer name it records (bytes 128 on, zero-padded).
@@ -169,21 +152,21 @@ const docRecordSize = 64
 // the store section, compressed length uint32, raw length uint32.
 const blockEntrySize = 16
 
-// buildSegment seals docs into a segment file written to w. The segment's
+// Build seals docs into a segment file written to w. The segment's
 // dictionary, which goes to the lexicon, is returned. The steps follow the
 // sections they make: the dictionary and the terms' treatments, the rows,
 // the postings (rows, lists, forward entries, positions, impacts), the
 // document table and store, then the file.
-func buildSegment(w io.Writer, docs []*analyzedDoc, p Params, class int, analyzer string) (segmentHeader, *segDict, error) {
+func Build(w io.Writer, docs []*Doc, p Params, class int, analyzer string) (*Dict, error) {
 	if analyzer == "" || len(analyzer) > maxAnalyzerName {
-		return segmentHeader{}, nil, fmt.Errorf("analyzer name %q must be 1 to %d bytes", analyzer, maxAnalyzerName)
+		return nil, fmt.Errorf("analyzer name %q must be 1 to %d bytes", analyzer, maxAnalyzerName)
 	}
 	b := &segmentBuilder{docs: docs, n: len(docs), p: p}
 	b.collectTerms()
 	b.treatTerms()
 	b.layoutRows()
 	if err := b.post(); err != nil {
-		return segmentHeader{}, nil, err
+		return nil, err
 	}
 	b.encodeLists()
 	var st storeWriter
@@ -201,32 +184,32 @@ func buildSegment(w io.Writer, docs []*analyzedDoc, p Params, class int, analyze
 	}
 	dict := b.dictionary(&hdr)
 	bw := bufio.NewWriterSize(w, 1<<20)
-	err := writeSections(bw, segmentKind, []fileSection{
-		{secParams, [][]byte{hdr.encode()}},
-		{secRows, [][]byte{wordsAsBytes(b.sig.bits)}},
-		{secRowStats, [][]byte{u32AsBytes(b.sig.popcounts())}},
-		{secLists, [][]byte{b.lists}},
-		{secForward, [][]byte{wordsAsBytes(b.fwdOff), b.fwd}},
-		{secPositions, [][]byte{wordsAsBytes(b.posOff), b.pos}},
-		{secImpacts, [][]byte{b.impacts}},
-		{secFreqs, [][]byte{encodeFreqs(b.n, b.sig.row, b.privFreqs, b.listFreqs, len(b.lists))}},
-		{secLengths, [][]byte{u32AsBytes(b.lengths)}},
-		{secDocs, [][]byte{st.recs, st.strs}},
-		{secBlocks, [][]byte{st.blocks}},
-		{secStore, [][]byte{st.store}},
+	err := sectioned.WriteFile(bw, segmentKind, formatVersion, []sectioned.Part{
+		{ID: secParams, Bytes: [][]byte{hdr.encode()}},
+		{ID: secRows, Bytes: [][]byte{inplace.Uint64Bytes(b.sig.bits)}},
+		{ID: secRowStats, Bytes: [][]byte{inplace.Uint32Bytes(b.sig.popcounts())}},
+		{ID: secLists, Bytes: [][]byte{b.lists}},
+		{ID: secForward, Bytes: [][]byte{inplace.Uint64Bytes(b.fwdOff), b.fwd}},
+		{ID: secPositions, Bytes: [][]byte{inplace.Uint64Bytes(b.posOff), b.pos}},
+		{ID: secImpacts, Bytes: [][]byte{b.impacts}},
+		{ID: secFreqs, Bytes: [][]byte{encodeFreqs(b.n, b.sig.row, b.privFreqs, b.listFreqs, len(b.lists))}},
+		{ID: secLengths, Bytes: [][]byte{inplace.Uint32Bytes(b.lengths)}},
+		{ID: secDocs, Bytes: [][]byte{st.recs, st.strs}},
+		{ID: secBlocks, Bytes: [][]byte{st.blocks}},
+		{ID: secStore, Bytes: [][]byte{st.store}},
 	})
 	if err == nil {
 		err = bw.Flush()
 	}
 	if err != nil {
-		return hdr, nil, err
+		return nil, err
 	}
-	return hdr, dict, nil
+	return dict, nil
 }
 
-// segmentBuilder holds what the steps of buildSegment share.
+// segmentBuilder holds what the steps of Build share.
 type segmentBuilder struct {
-	docs []*analyzedDoc
+	docs []*Doc
 	n    int
 	p    Params
 
@@ -285,12 +268,12 @@ func (b *segmentBuilder) collectTerms() {
 	b.docStart = make([]int, b.n+1)
 	for doc, d := range b.docs {
 		g := doc >> b.p.Rank
-		for _, t := range d.terms {
-			i, ok := local[t.term]
+		for _, t := range d.Terms {
+			i, ok := local[t.Term]
 			if !ok {
 				i = int32(len(b.terms))
-				local[t.term] = i
-				b.terms = append(b.terms, t.term)
+				local[t.Term] = i
+				b.terms = append(b.terms, t.Term)
 				b.dfs, b.groups, lastGroup = append(b.dfs, 0), append(b.groups, 0), append(lastGroup, -1)
 			}
 			b.docLi = append(b.docLi, i)
@@ -430,28 +413,28 @@ type postScratch struct {
 type idtf struct{ id, tf, at uint32 }
 
 // postDocument posts document doc, d (see post); nb is the number of blocks.
-func (b *segmentBuilder) postDocument(doc int, d *analyzedDoc, nb int, sc *postScratch) error {
+func (b *segmentBuilder) postDocument(doc int, d *Doc, nb int, sc *postScratch) error {
 	firstHigh := 1 + b.private + b.m0
 	b.sig.set(doc, 0)
 	sc.ids = sc.ids[:0]
-	for i, t := range d.terms {
+	for i, t := range d.Terms {
 		id := b.idOf[b.docLi[b.docStart[doc]+i]]
-		sc.ids = append(sc.ids, idtf{id, t.tf, uint32(i)})
+		sc.ids = append(sc.ids, idtf{id, t.TF, uint32(i)})
 		if b.treat[id]&listFlag != 0 {
 			b.listDocs[b.treat[id]&^listFlag+b.listFill[id]] = uint16(doc)
-			b.listTF[b.treat[id]&^listFlag+b.listFill[id]] = freqByte(t.tf)
+			b.listTF[b.treat[id]&^listFlag+b.listFill[id]] = freqByte(t.TF)
 			b.listFill[id]++
 			continue
 		}
 		if w := b.treat[id]; w&privateFlag != 0 {
 			r := w &^ privateFlag
-			b.privFreqs[r-1] = append(b.privFreqs[r-1], freqByte(t.tf))
+			b.privFreqs[r-1] = append(b.privFreqs[r-1], freqByte(t.TF))
 		}
 		for _, r := range b.rowsOf[b.rowStart[id]:b.rowStart[id+1]] {
 			b.sig.set(doc, int(r))
 			if int(r) < firstHigh {
 				at := 2 * ((int(r)-1)*nb + doc/bitrow.BlockDocs)
-				impact.Add(b.impacts[at:at+2], int(t.tf), d.tokens)
+				impact.Add(b.impacts[at:at+2], int(t.TF), d.Tokens)
 			}
 		}
 	}
@@ -463,12 +446,12 @@ func (b *segmentBuilder) postDocument(doc int, d *analyzedDoc, nb int, sc *postS
 		sc.perm[x.at] = uint32(i)
 		sc.sortedIDs, sc.tf = append(sc.sortedIDs, x.id), append(sc.tf, x.tf)
 	}
-	b.tokens += int64(d.tokens)
-	b.lengths[doc] = uint32(d.tokens)
+	b.tokens += int64(d.Tokens)
+	b.lengths[doc] = uint32(d.Tokens)
 
 	var err error
-	if sc.locals, sc.positions, sc.marks, err = decodeTokens(d.pos, n, sc.locals[:0], sc.positions[:0], sc.marks[:0]); err != nil || len(sc.locals) != d.tokens {
-		return fmt.Errorf("positions of document %q: %d tokens do not decode (%v)", d.doc.Key, d.tokens, err)
+	if sc.locals, sc.positions, sc.marks, err = decodeTokens(d.Pos, n, sc.locals[:0], sc.positions[:0], sc.marks[:0]); err != nil || len(sc.locals) != d.Tokens {
+		return fmt.Errorf("positions of document %q: %d tokens do not decode (%v)", d.Key, d.Tokens, err)
 	}
 	for i, l := range sc.locals {
 		sc.locals[i] = sc.perm[l]
@@ -512,20 +495,20 @@ func (b *segmentBuilder) encodeLists() {
 // dictionary returns the segment's dictionary, for the lexicon: the terms
 // in sorted order with their termIDs, and per termID (df, treatment); and
 // counts the postings of each kind into hdr.
-func (b *segmentBuilder) dictionary(hdr *segmentHeader) *segDict {
+func (b *segmentBuilder) dictionary(hdr *segmentHeader) *Dict {
 	sorted := make([]int32, len(b.terms)) // sorted position → local index
 	for i := range sorted {
 		sorted[i] = int32(i)
 	}
 	slices.SortFunc(sorted, func(x, y int32) int { return strings.Compare(b.terms[x], b.terms[y]) })
-	dict := &segDict{words: make([]string, 0, len(b.terms)), ids: make([]uint32, 0, len(b.terms)), info: make([]uint32, 0, 2*len(b.terms))}
+	dict := &Dict{Words: make([]string, 0, len(b.terms)), IDs: make([]uint32, 0, len(b.terms)), Info: make([]uint32, 0, 2*len(b.terms))}
 	for _, li := range sorted {
-		dict.words = append(dict.words, b.terms[li])
-		dict.ids = append(dict.ids, b.idOf[li])
+		dict.Words = append(dict.Words, b.terms[li])
+		dict.IDs = append(dict.IDs, b.idOf[li])
 	}
 	for id, li := range b.order {
 		df := int64(b.dfs[li])
-		dict.info = append(dict.info, uint32(df), b.treat[id])
+		dict.Info = append(dict.Info, uint32(df), b.treat[id])
 		switch {
 		case b.treat[id]&privateFlag != 0:
 			hdr.PrivatePostings += df
@@ -546,35 +529,35 @@ type storeWriter struct {
 }
 
 // add appends d's record, key, title and text.
-func (s *storeWriter) add(d *analyzedDoc) {
-	if len(s.raw) > 0 && len(s.raw)+len(d.doc.Text) > storeBlockSize {
+func (s *storeWriter) add(d *Doc) {
+	if len(s.raw) > 0 && len(s.raw)+len(d.Text) > StoreBlockSize {
 		s.flush()
 	}
 	var mtime int64
-	if !d.doc.ModTime.IsZero() {
-		mtime = d.doc.ModTime.UnixNano()
+	if !d.ModTime.IsZero() {
+		mtime = d.ModTime.UnixNano()
 	}
 	le := binary.LittleEndian
-	s.recs = le.AppendUint64(s.recs, uint64(d.doc.Size))
+	s.recs = le.AppendUint64(s.recs, uint64(d.Size))
 	s.recs = le.AppendUint64(s.recs, uint64(mtime))
-	s.recs = le.AppendUint64(s.recs, d.hash)
+	s.recs = le.AppendUint64(s.recs, d.Hash)
 	s.recs = le.AppendUint64(s.recs, uint64(len(s.strs)))
-	s.recs = le.AppendUint32(s.recs, uint32(len(d.doc.Key)))
-	s.recs = le.AppendUint32(s.recs, uint32(len(d.doc.Title)))
-	s.recs = le.AppendUint32(s.recs, uint32(d.tokens))
-	s.recs = le.AppendUint32(s.recs, uint32(len(d.terms)))
+	s.recs = le.AppendUint32(s.recs, uint32(len(d.Key)))
+	s.recs = le.AppendUint32(s.recs, uint32(len(d.Title)))
+	s.recs = le.AppendUint32(s.recs, uint32(d.Tokens))
+	s.recs = le.AppendUint32(s.recs, uint32(len(d.Terms)))
 	s.recs = le.AppendUint32(s.recs, uint32(s.nblocks))
 	s.recs = le.AppendUint32(s.recs, uint32(len(s.raw)))
-	s.recs = le.AppendUint32(s.recs, uint32(len(d.doc.Text)))
-	s.recs = le.AppendUint32(s.recs, d.source)
-	s.strs = append(s.strs, d.doc.Key...)
-	s.strs = append(s.strs, d.doc.Title...)
+	s.recs = le.AppendUint32(s.recs, uint32(len(d.Text)))
+	s.recs = le.AppendUint32(s.recs, d.Source)
+	s.strs = append(s.strs, d.Key...)
+	s.strs = append(s.strs, d.Title...)
 	// A text longer than a block starts one (the flush above) and fills
 	// whole blocks, so a reader can decompress just the part it needs
 	// (TextReader.Range).
-	text := d.doc.Text
-	for len(s.raw)+len(text) > storeBlockSize {
-		k := storeBlockSize - len(s.raw)
+	text := d.Text
+	for len(s.raw)+len(text) > StoreBlockSize {
+		k := StoreBlockSize - len(s.raw)
 		s.raw = append(s.raw, text[:k]...)
 		text = text[k:]
 		s.flush()
@@ -596,38 +579,10 @@ func (s *storeWriter) flush() {
 	s.raw = s.raw[:0]
 }
 
-// fileSection is one section of a file to write: its id and its bytes, in
-// parts.
-type fileSection struct {
-	id    uint32
-	parts [][]byte
-}
-
-// writeSections writes a sectioned file of the kind to w (file.go), each
-// part with its own Write, so that a failing disk shows between them.
-func writeSections(w io.Writer, kind string, sections []fileSection) error {
-	fw, err := sectioned.NewWriter(w, kind, formatVersion)
-	if err != nil {
-		return err
-	}
-	for _, s := range sections {
-		if err := fw.Begin(s.id); err != nil {
-			return err
-		}
-		for _, part := range s.parts {
-			if _, err := fw.Write(part); err != nil {
-				return err
-			}
-		}
-		fw.End()
-	}
-	return fw.Finish()
-}
-
 // maxLoads returns the most shared-row bits one document sets at rank 0 (its
 // terms', and pairK for each of its word pairs, pairLoad[doc]), and one
 // group of 2^rank documents at the higher rank (each term once a group).
-func maxLoads(docs []*analyzedDoc, docStart []int, docLi []int32, idOf, treat []uint32, rank int, pairLoad []int32, pairK int) (load0, loadH int) {
+func maxLoads(docs []*Doc, docStart []int, docLi []int32, idOf, treat []uint32, rank int, pairLoad []int32, pairK int) (load0, loadH int) {
 	seen := make([]int, len(idOf)) // local index → 1 + the last group it was counted in
 	group, groupLoad := -1, 0
 	for doc := range docs {

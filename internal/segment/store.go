@@ -1,4 +1,4 @@
-package index
+package segment
 
 import (
 	"runtime"
@@ -15,7 +15,7 @@ import (
 // zstd frame with its content checksum, so a damaged block is detected when
 // read.
 
-const storeBlockSize = 16 << 10
+const StoreBlockSize = 16 << 10
 
 // zstdMaxRatio bounds how much a zstd frame can expand: a block of at most
 // 128 KiB needs at least 4 compressed bytes (an RLE block). A block table

@@ -1,0 +1,116 @@
+package segment
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/bitsieve/bitsieve/internal/doclist"
+	"github.com/bitsieve/bitsieve/tokenize"
+)
+
+func TestTreatment(t *testing.T) {
+	// The default density, lists and rank, at snr 10.
+	p := DefaultParams
+	p.SNR = 10
+	if tr := p.treat(13108, 65536); !tr.Private {
+		t.Errorf("df/n = 0.2 should get a private row, got %+v", tr)
+	}
+	// In a 100-document segment a row is 512 bits: a list of 10 is smaller.
+	if tr := p.treat(10, 100); !tr.List {
+		t.Errorf("df 10 of 100 should get a list, got %+v", tr)
+	}
+	// f = 0.04: 8·f > 1/4, so rank-0 rows only: 0.2^k/f ≤ 1/10 needs k = 4;
+	// 4 rows cost more than a private row only from f = 0.05.
+	if tr := p.treat(2621, 65536); tr.Private || tr.List || tr.K != 4 || tr.KHigh != 0 {
+		t.Errorf("f=0.04: got %+v, want k=4 at rank 0", tr)
+	}
+	if tr := p.treat(3277, 65536); !tr.Private {
+		t.Errorf("f=0.05: got %+v, want a private row (smaller than 4 shared rows)", tr)
+	}
+	// f = 0.01: five rows, three at rank 0 and two at rank 3:
+	// 0.2^3·(7 + 0.2^2/0.01) = 0.088 ≤ 1/10, while every split of four
+	// rows, and 2+3 of five, is above it.
+	if tr := p.treat(655, 65536); tr.K != 3 || tr.KHigh != 2 {
+		t.Errorf("f=0.01: got %+v, want k=3 at rank 0 and 2 at rank 3", tr)
+	}
+	noRank := p
+	noRank.Rank = 0
+	if tr := noRank.treat(655, 65536); tr.K != 5 || tr.KHigh != 0 {
+		t.Errorf("f=0.01 without ranks: got %+v, want k=5", tr)
+	}
+	noLists := p
+	noLists.ListDensity = 0
+	if tr := noLists.treat(4, 100); tr.Private || tr.List || tr.K != 4 {
+		t.Errorf("f=0.04 of 100 without lists: got %+v, want k=4", tr)
+	}
+	// f = 1/65536: a list by default; past doclist.MaxDocs 3 + 6 rows.
+	if tr := p.treat(1, 65536); !tr.List {
+		t.Errorf("f=1/65536: got %+v, want a list", tr)
+	}
+	if tr := p.treat(1, doclist.MaxDocs+1); tr.List || tr.K != 3 || tr.KHigh != 6 {
+		t.Errorf("a segment of %d documents: got %+v, want 3+6 shared rows", doclist.MaxDocs+1, tr)
+	}
+	// The defaults (snr 30) at the list cut, f = 1/256: six rows, four at
+	// rank 0 and two at rank 3: 0.2^4·(7 + 0.2^2·256) ≤ 1/30.
+	if tr := DefaultParams.treat(256, 65536); tr.K != 4 || tr.KHigh != 2 {
+		t.Errorf("defaults, f=1/256: got %+v, want k=4 at rank 0 and 2 at rank 3", tr)
+	}
+	if m := p.sharedRowCount(3000, 1000, 1); m != 15 {
+		t.Errorf("m = %d, want 15", m)
+	}
+	if m := p.sharedRowCount(3000, 1000, 20); m != 20 {
+		t.Errorf("m = %d, want the 20 rows of the widest term", m)
+	}
+}
+
+// TestSharedRowsDistinct checks that a term's shared rows never repeat: with
+// h2 forced odd but not coprime with m, a hash whose high half is a multiple
+// of m put all k positions on one row.
+func TestSharedRowsDistinct(t *testing.T) {
+	check := func(h uint64, k, m int) {
+		t.Helper()
+		rows := sharedRows(nil, h, k, m)
+		if len(rows) != min(k, m) {
+			t.Fatalf("h=%#x k=%d m=%d: %d rows", h, k, m, len(rows))
+		}
+		seen := map[int]bool{}
+		for _, r := range rows {
+			if r < 0 || r >= m || seen[r] {
+				t.Fatalf("h=%#x k=%d m=%d: rows %v repeat or fall outside", h, k, m, rows)
+			}
+			seen[r] = true
+		}
+	}
+	check(399<<32|7, 5, 399) // h2 ≡ 0 (mod 399)
+	check(3<<32|1, 4, 12)    // h2 = 3 shares a factor with 12
+	for m := 1; m <= 600; m++ {
+		for i := uint64(0); i < 200; i++ {
+			h := tokenize.Hash(fmt.Sprint(i, "/", m))
+			check(h, min(m, 1+int(i%12)), m)
+		}
+	}
+}
+
+// TestListTail checks that lists stay the rarest tail: in a segment of rare
+// words the list density is halved until shared rows hold at least as many
+// postings as lists, and a segment where they already do keeps it.
+func TestListTail(t *testing.T) {
+	var rare []int
+	for i := 0; i < 1000; i++ {
+		rare = append(rare, 2) // f = 1/2000: lists at the default cut
+	}
+	for i := 0; i < 10; i++ {
+		rare = append(rare, 100) // f = 1/40: shared
+	}
+	if got := DefaultParams.withTail(rare, 4000).ListDensity; got != 1.0/2048 {
+		t.Errorf("rare words: list density %v, want 1/2048 (the first cut below f = 1/2000)", got)
+	}
+	common := append(rare[:0:0], rare[1000:]...)
+	common = append(common, 2, 2, 2)
+	if got := DefaultParams.withTail(common, 4000).ListDensity; got != DefaultParams.ListDensity {
+		t.Errorf("shared rows already the bulk: list density %v, want the default", got)
+	}
+	if got := (Params{Density: 0.2, SNR: 30, KMin: 1, KMax: 12, Rank: 3}).withTail(rare, 4000).ListDensity; got != 0 {
+		t.Errorf("no lists: list density %v", got)
+	}
+}
