@@ -14,8 +14,10 @@ import (
 
 // ResealOptions change how Reseal lays out documents.
 type ResealOptions struct {
-	// Order is the order of documents within each segment (segment.OrderKept: as in
-	// src). Any other order renumbers the documents of every segment.
+	// Order is the order of documents within each segment: the zero value
+	// (segment.OrderKept) keeps them as in src; bitsieve's benchmark also
+	// tries a shuffled and a MinHash order, which renumber the documents of
+	// every segment.
 	Order segment.DocOrder
 	Seed  uint64 // of segment.OrderShuffled
 }
@@ -25,7 +27,7 @@ type ResealOptions struct {
 // p (the zero Params: DefaultParams). Only the parameters differ, and the
 // order of documents if opt asks for another: segment follows segment in the
 // same order, each with the same documents and the same length class, so
-// with segment.OrderKept local document ids stay the same wherever src has no
+// when the order is kept local document ids stay the same wherever src has no
 // deleted documents. src is read, never changed.
 //
 // Segments are rebuilt as a merge rebuilds them (see merge): from the
