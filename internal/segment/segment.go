@@ -43,7 +43,7 @@ type Segment struct {
 	live   []uint64 // the live row: row 0, or a copy with deleted documents cleared
 	nlive  int
 
-	// Deletions (tombstone.go): the tombstone file applied, the tokens of
+	// Deletions (deletions.go): the tombstone file applied, the tokens of
 	// live documents, and how many deleted documents hold each term.
 	tombName   string
 	liveTokens int64
