@@ -108,8 +108,12 @@ func TestInvertedEqualsSignature(t *testing.T) {
 			if sr.Total != len(want) || ir.Total != len(want) {
 				t.Fatalf("%q: totals %d (signature), %d (inverted), want %d", qs, sr.Total, ir.Total, len(want))
 			}
-			if sr.Candidates != sm.Candidates {
-				t.Fatalf("%q: Search saw %d candidates, Matches %d: evalCounted no longer follows eval", qs, sr.Candidates, sm.Candidates)
+			// A segment whose plan is one word in rows lists only the
+			// candidates of the blocks it scores (rankBlocks) and reports
+			// its hits as its candidates, as a count does; every other
+			// segment reports what Matches lists.
+			if sr.Candidates < sr.Total || sr.Candidates > sm.Candidates {
+				t.Fatalf("%q: Search saw %d candidates for %d hits, Matches %d: evalCounted no longer follows eval", qs, sr.Candidates, sr.Total, sm.Candidates)
 			}
 			if !slices.EqualFunc(sr.Hits, ir.Hits, func(a, b Hit) bool { return a.Key == b.Key && a.Score == b.Score }) {
 				t.Fatalf("%q limit %d: ranked pages differ\nsignature %v\ninverted  %v", qs, limit, hitKeys(sr.Hits), hitKeys(ir.Hits))

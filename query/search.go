@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"math/bits"
 	"runtime"
 	"slices"
 	"sync"
@@ -489,6 +490,13 @@ func (s *Searcher) searchSegment(ctx context.Context, seg *segment.Segment, si i
 			return r
 		}
 	}
+	if byBlock(p) {
+		r.hits, _ = quickCount(p)
+		r.candidates = r.hits
+		r.err = s.rankBlocks(ctx, p, newVerifier(p, an), q, si, avgdl, top, floor, &r)
+		r.rank = time.Since(t0)
+		return r
+	}
 	c := (*cands)[:0]
 	p.match(func(doc int) { c = append(c, int32(doc)) })
 	*cands = c
@@ -626,6 +634,92 @@ func (s *Searcher) rankCandidates(ctx context.Context, p *plan, v *verifier, c [
 	}
 	if oneWord {
 		r.hits = counted
+	}
+	return nil
+}
+
+// byBlock reports whether a plan is ranked block by block, best bound
+// first, without listing its candidates (rankBlocks): one word in rows,
+// whose total is its live df, or an exact conjunction of rows, whose total
+// is a popcount (quickCount); without lists, the matcher evaluates their
+// blocks in any order.
+func byBlock(p *plan) bool {
+	n := p.root
+	return n.kind == kRows && (len(n.slots) == 1 || n.exact) && n.phrase == nil && len(n.lists) == 0
+}
+
+// rankBlocks ranks a byBlock plan: it bounds every block the matcher does
+// not rule out, then evaluates and scores blocks best bound first, and
+// stops at the first whose bound is below the floor. The blocks it never
+// reaches cost a bound each: no row of them is read past the high-rank
+// rows, and no candidate of them is listed.
+func (s *Searcher) rankBlocks(ctx context.Context, p *plan, v *verifier, q *compiled, si int, avgdl float64, top *topK, floor *scoreFloor, r *segResult) error {
+	seg := p.seg
+	bound := &p.planner.bound
+	bound.reset(p, q, avgdl, false)
+	live := seg.Live()
+	nb := len(live) / bitrow.BlockWords
+	blocks := p.planner.blocks[:0]
+	for b := p.root.next(0); b < nb; b = p.root.next(b + 1) {
+		blocks = append(blocks, candBlock{lo: b, bound: bound.of(b)})
+	}
+	slices.SortFunc(blocks, func(a, b candBlock) int {
+		if c := cmp.Compare(b.bound, a.bound); c != 0 {
+			return c
+		}
+		return a.lo - b.lo
+	})
+	p.planner.blocks = blocks
+	var acc block
+	for _, bl := range blocks {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if bl.bound < floor.get() {
+			break
+		}
+		if !p.root.eval(bl.lo, &acc) {
+			continue
+		}
+		bound.of(bl.lo)
+		base := bl.lo * bitrow.BlockWords
+		for i, w := range acc {
+			w &= live[base+i]
+			for ; w != 0; w &= w - 1 {
+				doc := (base+i)*64 + bits.TrailingZeros64(w)
+				if err := s.score(p, v, doc, q, si, avgdl, top, floor, r); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// score verifies and scores one candidate of a ranked search, unless its
+// document's bound (its block's, bounded by its length) is below the
+// floor, and keeps it in top if it is among the best.
+func (s *Searcher) score(p *plan, v *verifier, doc int, q *compiled, si int, avgdl float64, top *topK, floor *scoreFloor, r *segResult) error {
+	seg := p.seg
+	bound := &p.planner.bound
+	if !bound.boundless && bound.docBound(seg.DocTokens(doc)) < floor.get() {
+		return nil
+	}
+	if !p.direct || !v.loadDirect(doc) {
+		if err := v.load(doc); err != nil {
+			return err
+		}
+	}
+	if !p.root.exact {
+		ok, err := v.check(p.root)
+		if err != nil || !ok {
+			return err
+		}
+	}
+	r.scored++
+	top.push(scored{score: p.bm25(v.tf, q, seg.DocTokens(doc), avgdl), seg: int32(si), doc: int32(doc)})
+	if len(top.items) == top.k {
+		floor.raise(top.items[0].score)
 	}
 	return nil
 }
