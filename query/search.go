@@ -610,25 +610,13 @@ func (s *Searcher) rankCandidates(ctx context.Context, p *plan, v *verifier, c [
 				}
 				continue
 			}
-			if !p.direct || !v.loadDirect(int(doc)) {
-				if err := v.load(int(doc)); err != nil {
-					return err
-				}
+			ok, err := score(p, v, int(doc), q, si, avgdl, top, floor)
+			if err != nil {
+				return err
 			}
-			if !p.root.exact {
-				ok, err := v.check(p.root)
-				if err != nil {
-					return err
-				}
-				if !ok {
-					continue
-				}
-			}
-			r.hits++
-			r.scored++
-			top.push(scored{score: p.bm25(v.tf, q, seg.DocTokens(int(doc)), avgdl), seg: int32(si), doc: doc})
-			if len(top.items) == top.k {
-				floor.raise(top.items[0].score)
+			if ok {
+				r.hits++
+				r.scored++
 			}
 		}
 	}
@@ -687,8 +675,15 @@ func (s *Searcher) rankBlocks(ctx context.Context, p *plan, v *verifier, q *comp
 			w &= live[base+i]
 			for ; w != 0; w &= w - 1 {
 				doc := (base+i)*64 + bits.TrailingZeros64(w)
-				if err := s.score(p, v, doc, q, si, avgdl, top, floor, r); err != nil {
+				if bound.docBound(seg.DocTokens(doc)) < floor.get() {
+					continue
+				}
+				ok, err := score(p, v, doc, q, si, avgdl, top, floor)
+				if err != nil {
 					return err
+				}
+				if ok {
+					r.scored++
 				}
 			}
 		}
@@ -696,32 +691,25 @@ func (s *Searcher) rankBlocks(ctx context.Context, p *plan, v *verifier, q *comp
 	return nil
 }
 
-// score verifies and scores one candidate of a ranked search, unless its
-// document's bound (its block's, bounded by its length) is below the
-// floor, and keeps it in top if it is among the best.
-func (s *Searcher) score(p *plan, v *verifier, doc int, q *compiled, si int, avgdl float64, top *topK, floor *scoreFloor, r *segResult) error {
-	seg := p.seg
-	bound := &p.planner.bound
-	if !bound.boundless && bound.docBound(seg.DocTokens(doc)) < floor.get() {
-		return nil
-	}
+// score verifies candidate doc of segment si of a ranked search and, when
+// it is a hit, scores it with BM25 and keeps it in top if it is among the
+// best (raising the floor once top is full).
+func score(p *plan, v *verifier, doc int, q *compiled, si int, avgdl float64, top *topK, floor *scoreFloor) (hit bool, err error) {
 	if !p.direct || !v.loadDirect(doc) {
 		if err := v.load(doc); err != nil {
-			return err
+			return false, err
 		}
 	}
 	if !p.root.exact {
-		ok, err := v.check(p.root)
-		if err != nil || !ok {
-			return err
+		if ok, err := v.check(p.root); err != nil || !ok {
+			return false, err
 		}
 	}
-	r.scored++
-	top.push(scored{score: p.bm25(v.tf, q, seg.DocTokens(doc), avgdl), seg: int32(si), doc: int32(doc)})
+	top.push(scored{score: p.bm25(v.tf, q, p.seg.DocTokens(doc), avgdl), seg: int32(si), doc: int32(doc)})
 	if len(top.items) == top.k {
 		floor.raise(top.items[0].score)
 	}
-	return nil
+	return true, nil
 }
 
 // orderBlocks groups the candidates c by block of bitrow.BlockDocs
