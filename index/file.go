@@ -1,8 +1,6 @@
 package index
 
 import (
-	"fmt"
-
 	"github.com/bitsieve/bitsieve/internal/sectioned"
 	"github.com/bitsieve/bitsieve/internal/segment"
 )
@@ -23,31 +21,17 @@ var kindSectionNames = map[string]map[uint32]string{
 	lexiconKind:   lexiconSectionNames,
 }
 
+// sectionName is the name of section id of a file of the kind, for messages.
 func sectionName(kind string, id uint32) string {
-	if n, ok := kindSectionNames[kind][id]; ok {
-		return n
-	}
-	return fmt.Sprintf("section-%d", id)
+	return sectioned.SectionName(kindSectionNames[kind], id)
 }
 
 // section locates one section inside a file.
 type section = sectioned.Section
 
 // readSections validates a file's framing (sectioned.Open) and returns its
-// sections by id. Section checksums are not checked here (see
-// verifySection).
+// sections by id. Section checksums are not checked here
+// (sectioned.Section.Check).
 func readSections(name string, data []byte, kind string) (map[uint32]section, error) {
 	return sectioned.Open(name, data, kind, formatVersion, kindSectionNames[kind])
 }
-
-func allZero(b []byte) bool {
-	for _, c := range b {
-		if c != 0 {
-			return false
-		}
-	}
-	return true
-}
-
-// verifySection checks a section's checksum.
-func verifySection(name string, data []byte, s section) error { return s.Check(name, data) }

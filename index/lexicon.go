@@ -120,7 +120,7 @@ func newLexicon(name string, data []byte, verify segment.Verify) (*lexicon, erro
 			return nil, &CorruptError{File: name, Section: sectionName(lexiconKind, id), Detail: "section is missing"}
 		}
 		if verify == segment.VerifyData || verify == segment.VerifyMeta && id != secLexBlocks {
-			if err := verifySection(name, data, sec); err != nil {
+			if err := sec.Check(name, data); err != nil {
 				return nil, err
 			}
 		}
@@ -133,7 +133,7 @@ func newLexicon(name string, data []byte, verify segment.Verify) (*lexicon, erro
 	if err != nil {
 		return nil, err
 	}
-	if len(p) != lexParamsSize || binary.LittleEndian.Uint32(p[12:]) != 0 || !allZero(p[24:]) {
+	if len(p) != lexParamsSize || binary.LittleEndian.Uint32(p[12:]) != 0 || !sectioned.AllZero(p[24:]) {
 		return nil, bad(secLexParams, "malformed parameters")
 	}
 	lx.words = int(binary.LittleEndian.Uint32(p))

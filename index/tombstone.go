@@ -97,7 +97,7 @@ func decodeTombstone(name string, data []byte) (*tombstone, error) {
 		if !ok {
 			return nil, &CorruptError{File: name, Section: sectionName(tombstoneKind, id), Detail: "section is missing"}
 		}
-		if err := verifySection(name, data, sec); err != nil {
+		if err := sec.Check(name, data); err != nil {
 			return nil, err
 		}
 		return data[sec.Offset : sec.Offset+sec.Length], nil
@@ -109,7 +109,7 @@ func decodeTombstone(name string, data []byte) (*tombstone, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(p) != delParamsSize || !allZero(p[24:]) {
+	if len(p) != delParamsSize || !sectioned.AllZero(p[24:]) {
 		return nil, bad(secDelParams, "malformed parameters")
 	}
 	t := &tombstone{

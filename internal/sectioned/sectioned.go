@@ -91,7 +91,7 @@ func Read(data []byte, kind string, version uint32, name func(id uint32) string)
 	if v := binary.LittleEndian.Uint32(data[12:]); v != version {
 		return nil, &VersionError{Got: v, Want: version}
 	}
-	if !allZero(data[16:headerSize]) {
+	if !AllZero(data[16:headerSize]) {
 		return nil, bad("reserved header bytes are not zero")
 	}
 	tail := data[len(data)-tailSize:]
@@ -136,12 +136,12 @@ func Read(data []byte, kind string, version uint32, name func(id uint32) string)
 		if s.Offset < end {
 			return nil, bad("section %s overlaps the one before it", name(s.ID))
 		}
-		if !allZero(data[end:s.Offset]) {
+		if !AllZero(data[end:s.Offset]) {
 			return nil, bad("padding before section %s is not zero", name(s.ID))
 		}
 		end = s.Offset + s.Length
 	}
-	if !allZero(data[end:tableStart]) {
+	if !AllZero(data[end:tableStart]) {
 		return nil, bad("padding before the section table is not zero")
 	}
 	return secs, nil
@@ -199,7 +199,9 @@ func (e *CorruptError) Error() string {
 
 func (e *CorruptError) Unwrap() error { return ErrCorrupt }
 
-func allZero(b []byte) bool {
+// AllZero reports whether every byte of b is zero: the reserved bytes of a
+// header or params section must be.
+func AllZero(b []byte) bool {
 	for _, c := range b {
 		if c != 0 {
 			return false

@@ -5,12 +5,3 @@ import "fmt"
 // errorf makes an error with the index's prefix: a segment is read and
 // written for package index, and its messages are the index's.
 func errorf(format string, a ...any) error { return fmt.Errorf("index: "+format, a...) }
-
-func allZero(b []byte) bool {
-	for _, c := range b {
-		if c != 0 {
-			return false
-		}
-	}
-	return true
-}

@@ -143,7 +143,7 @@ func (r *segmentReader) params() error {
 	}
 	h := decodeHeader(params)
 	r.s.hdr = h
-	if !allZero(params[124:128]) || h.Analyzer == "" || !allZero(params[128+len(h.Analyzer):]) {
+	if !sectioned.AllZero(params[124:128]) || h.Analyzer == "" || !sectioned.AllZero(params[128+len(h.Analyzer):]) {
 		return r.bad(secParams, "the reserved bytes or the analyzer name are damaged")
 	}
 	if h.Docs < 0 || h.RowWords != rowWords(h.Docs) || h.Terms < 0 ||
