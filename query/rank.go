@@ -1,0 +1,422 @@
+package query
+
+import (
+	"cmp"
+	"context"
+	"math"
+	"math/bits"
+	"slices"
+	"sync/atomic"
+
+	"github.com/bitsieve/bitsieve/internal/bitrow"
+	"github.com/bitsieve/bitsieve/internal/impact"
+	"github.com/bitsieve/bitsieve/internal/segment"
+)
+
+// rankCandidates verifies and scores the candidates c of segment si for a
+// ranked search, keeping the best in top (which holds the best of the
+// segments searched before by the same worker).
+//
+// Ranking reads every query term of a candidate once, for verification
+// and BM25 together, except in the blocks (and for the documents) whose
+// score bound is below the floor: there an exact plan's candidates are
+// hits as they are, an inexact plan's are only verified, and a one-word
+// query's are not even verified (its total is its live df), so the total
+// stays exact. Blocks are taken best bound first, so that the floor
+// rises fast. With few candidates and no floor yet (the first segments
+// searched), bounds would cost more than they save, and every candidate
+// is scored (boundless); once a floor is set, even a few candidates are
+// bounded against it.
+func (s *Searcher) rankCandidates(ctx context.Context, p *plan, v *verifier, c []int32, q *compiled, si int, avgdl float64, top *topK, floor *scoreFloor, r *segResult) error {
+	seg := p.seg
+	bound := &p.planner.bound
+	bound.reset(p, q, avgdl, len(c) < boundFrom && math.IsInf(floor.get(), -1))
+	one, oneWord := q.root.(*Term)
+	counted := 0
+	if oneWord {
+		e, _ := q.lookup(seg, one.Term)
+		counted = seg.LiveDFOf(e)
+	}
+	for _, bl := range orderBlocks(p, c) {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if bl.bound < floor.get() {
+			for _, doc := range c[bl.lo:bl.hi] {
+				if err := s.skipped(p, v, int(doc), oneWord, r); err != nil {
+					return err
+				}
+			}
+			continue
+		}
+		if !bound.boundless {
+			bound.of(int(c[bl.lo]) / bitrow.BlockDocs)
+		}
+		for _, doc := range c[bl.lo:bl.hi] {
+			if !bound.boundless && bound.docBound(seg.DocTokens(int(doc))) < floor.get() {
+				if err := s.skipped(p, v, int(doc), oneWord, r); err != nil {
+					return err
+				}
+				continue
+			}
+			ok, err := score(p, v, int(doc), q, si, avgdl, top, floor)
+			if err != nil {
+				return err
+			}
+			if ok {
+				r.hits++
+				r.scored++
+			}
+		}
+	}
+	if oneWord {
+		r.hits = counted
+	}
+	return nil
+}
+
+// byBlock reports whether a plan is ranked block by block, best bound
+// first, without listing its candidates (rankBlocks): one word in rows,
+// whose total is its live df, or an exact conjunction of rows, whose total
+// is a popcount (quickCount); without lists, the matcher evaluates their
+// blocks in any order.
+func byBlock(p *plan) bool {
+	n := p.root
+	return n.kind == kRows && (len(n.slots) == 1 || n.exact) && n.phrase == nil && len(n.lists) == 0
+}
+
+// rankBlocks ranks a byBlock plan: it bounds every block the matcher does
+// not rule out, then evaluates and scores blocks best bound first, and
+// stops at the first whose bound is below the floor. The blocks it never
+// reaches cost a bound each: no row of them is read past the high-rank
+// rows, and no candidate of them is listed.
+func (s *Searcher) rankBlocks(ctx context.Context, p *plan, v *verifier, q *compiled, si int, avgdl float64, top *topK, floor *scoreFloor, r *segResult) error {
+	seg := p.seg
+	bound := &p.planner.bound
+	bound.reset(p, q, avgdl, false)
+	live := seg.Live()
+	nb := len(live) / bitrow.BlockWords
+	blocks := p.planner.blocks[:0]
+	for b := p.root.next(0); b < nb; b = p.root.next(b + 1) {
+		blocks = append(blocks, candBlock{lo: b, bound: bound.of(b)})
+	}
+	slices.SortFunc(blocks, func(a, b candBlock) int {
+		if c := cmp.Compare(b.bound, a.bound); c != 0 {
+			return c
+		}
+		return a.lo - b.lo
+	})
+	p.planner.blocks = blocks
+	var acc block
+	for _, bl := range blocks {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if bl.bound < floor.get() {
+			break
+		}
+		if !p.root.eval(bl.lo, &acc) {
+			continue
+		}
+		bound.of(bl.lo)
+		base := bl.lo * bitrow.BlockWords
+		for i, w := range acc {
+			w &= live[base+i]
+			for ; w != 0; w &= w - 1 {
+				doc := (base+i)*64 + bits.TrailingZeros64(w)
+				if bound.docBound(seg.DocTokens(doc)) < floor.get() {
+					continue
+				}
+				ok, err := score(p, v, doc, q, si, avgdl, top, floor)
+				if err != nil {
+					return err
+				}
+				if ok {
+					r.scored++
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// score verifies candidate doc of segment si of a ranked search and, when
+// it is a hit, scores it with BM25 and keeps it in top if it is among the
+// best (raising the floor once top is full).
+func score(p *plan, v *verifier, doc int, q *compiled, si int, avgdl float64, top *topK, floor *scoreFloor) (hit bool, err error) {
+	if !p.direct || !v.loadDirect(doc) {
+		if err := v.load(doc); err != nil {
+			return false, err
+		}
+	}
+	if !p.root.exact {
+		if ok, err := v.check(p.root); err != nil || !ok {
+			return false, err
+		}
+	}
+	top.push(scored{score: p.bm25(v.tf, q, p.seg.DocTokens(doc), avgdl), seg: int32(si), doc: int32(doc)})
+	if len(top.items) == top.k {
+		floor.raise(top.items[0].score)
+	}
+	return true, nil
+}
+
+// orderBlocks groups the candidates c by block of bitrow.BlockDocs
+// documents, each with its score bound, best bound first (one block of all
+// when the plan's bound is boundless).
+func orderBlocks(p *plan, c []int32) []candBlock {
+	bound := &p.planner.bound
+	blocks := p.planner.blocks[:0]
+	if bound.boundless {
+		blocks = append(blocks, candBlock{lo: 0, hi: len(c), bound: math.Inf(1)})
+	}
+	for lo := 0; lo < len(c) && !bound.boundless; {
+		b := int(c[lo]) / bitrow.BlockDocs
+		hi := lo + 1
+		for hi < len(c) && int(c[hi])/bitrow.BlockDocs == b {
+			hi++
+		}
+		blocks = append(blocks, candBlock{lo: lo, hi: hi, bound: bound.of(b)})
+		lo = hi
+	}
+	slices.SortFunc(blocks, func(a, b candBlock) int {
+		if c := cmp.Compare(b.bound, a.bound); c != 0 {
+			return c
+		}
+		return a.lo - b.lo
+	})
+	p.planner.blocks = blocks
+	return blocks
+}
+
+// BM25 parameters.
+const (
+	bm25K1 = 1.2
+	bm25B  = 0.75
+)
+
+func bm25IDF(n, df float64) float64 {
+	df = min(df, n)
+	return math.Log(1 + (n-df+0.5)/(df+0.5))
+}
+
+// bm25 scores a document from the frequencies of the plan's terms.
+func (p *plan) bm25(tf []uint32, q *compiled, dl int, avgdl float64) float64 {
+	norm := bm25K1 * (1 - bm25B + bm25B*float64(dl)/max(avgdl, 1e-9))
+	score := 0.0
+	for _, sl := range p.score {
+		if f := float64(tf[sl.slot]); f > 0 {
+			score += q.idf[sl.term] * f * (bm25K1 + 1) / (f + norm)
+		}
+	}
+	return score
+}
+
+// scoreFloor is a score every page of the query reaches: the lowest of the k
+// best scores of some worker's heap, once it has k. A document that scores
+// below it cannot enter the top k of the whole index (k documents score at
+// least that), so workers share it, and a block whose bound is below it is
+// not scored.
+type scoreFloor struct{ bits atomic.Uint64 }
+
+func (f *scoreFloor) reset() { f.bits.Store(math.Float64bits(math.Inf(-1))) }
+
+func (f *scoreFloor) get() float64 { return math.Float64frombits(f.bits.Load()) }
+
+// raise lifts the floor to x if x is higher.
+func (f *scoreFloor) raise(x float64) {
+	for {
+		old := f.bits.Load()
+		if math.Float64frombits(old) >= x || f.bits.CompareAndSwap(old, math.Float64bits(x)) {
+			return
+		}
+	}
+}
+
+// skipped counts a candidate that is not scored: a hit as it is when the
+// plan is exact, after verification otherwise, and not at all for a query
+// of one word, whose total is its live df.
+func (s *Searcher) skipped(p *plan, v *verifier, doc int, oneWord bool, r *segResult) error {
+	switch {
+	case oneWord:
+	case p.root.exact:
+		r.hits++
+	default:
+		return countIfMatch(p, v, doc, r)
+	}
+	return nil
+}
+
+// candBlock is the candidates of one 512-document block, c[lo:hi], with the
+// block's score bound.
+type candBlock struct {
+	lo, hi int
+	bound  float64
+}
+
+// blockBound bounds the BM25 score of any document of a 512-document block
+// of one segment for one plan: each scored term contributes at most its
+// idf·(k1+1)·s, s bounded by the impacts of each of its rank-0 rows in the
+// block (index.Impacts; the least bound of its rows holds) and by 1 for a
+// term with a list. A slight margin covers rounding, so a block is skipped
+// only when no document in it can reach the floor.
+type blockBound struct {
+	idf       []float64 // by scored term
+	rows      [][2]int  // by scored term: its rank-0 rows' impacts, imps[from:to] (none for a list)
+	imps      [][]byte
+	boundless bool
+	a, b      float64 // k1·(1−b) and k1·b/avgdl
+	rowBuf    []int
+	s, tf     []float64 // by scored term, in the block last bounded: the bound of s, the largest tf (+Inf: unknown)
+}
+
+// boundFrom is the fewest candidates of a segment for which ranking bounds
+// its blocks before the query has a floor.
+const boundFrom = 64
+
+// reset prepares bb for a plan, keeping its memory; a boundless bound is
+// +Inf everywhere.
+func (bb *blockBound) reset(p *plan, q *compiled, avgdl float64, boundless bool) {
+	bb.a, bb.b, bb.boundless = bm25K1*(1-bm25B), bm25K1*bm25B/max(avgdl, 1e-9), boundless
+	bb.idf, bb.rows, bb.imps = bb.idf[:0], bb.rows[:0], bb.imps[:0]
+	if boundless {
+		return
+	}
+	for _, sl := range p.score {
+		bb.idf = append(bb.idf, q.idf[sl.term])
+		from := len(bb.imps)
+		bb.rowBuf = p.seg.TermRowsOf(bb.rowBuf[:0], q.hashes[sl.term], p.ents[sl.slot].Treatment())
+		for _, r := range bb.rowBuf {
+			if p.seg.RowRank(r) == 0 {
+				bb.imps = append(bb.imps, p.seg.Impacts(r))
+			}
+		}
+		bb.rows = append(bb.rows, [2]int{from, len(bb.imps)})
+	}
+}
+
+// of returns the bound of block blk, and keeps what docBound needs.
+func (bb *blockBound) of(blk int) float64 {
+	if bb.boundless {
+		return math.Inf(1)
+	}
+	bound := 0.0
+	bb.s, bb.tf = bb.s[:0], bb.tf[:0]
+	for i, idf := range bb.idf {
+		s, tf := 1.0, math.Inf(1)
+		for _, imp := range bb.imps[bb.rows[i][0]:bb.rows[i][1]] {
+			t, ratio := imp[2*blk], imp[2*blk+1]
+			switch {
+			case t == 0:
+				s, tf = 0, 0
+			case t < impact.Max:
+				s = min(s, 1/(1+bb.a/float64(t)+bb.b/impact.Ratio(ratio)))
+				tf = min(tf, float64(t))
+			default:
+				s = min(s, 1/(1+bb.b/impact.Ratio(ratio)))
+			}
+		}
+		bb.s, bb.tf = append(bb.s, s), append(bb.tf, tf)
+		bound += idf * (bm25K1 + 1) * s
+	}
+	return bound * (1 + 1e-9)
+}
+
+// docBound bounds the score of a document of length dl in the block last
+// given to of: with tf at most the block's largest, a term's s is at most
+// tf/(tf + k1·(1−b) + k1·b·dl/avgdl), tighter than the block's bound for
+// its longer documents. It costs a read of the document's length, where
+// scoring reads its forward entry.
+func (bb *blockBound) docBound(dl int) float64 {
+	if bb.boundless {
+		return math.Inf(1)
+	}
+	bound := 0.0
+	for i, idf := range bb.idf {
+		s := bb.s[i]
+		if tf := bb.tf[i]; !math.IsInf(tf, 1) {
+			s = min(s, tf/(tf+bb.a+bb.b*float64(dl)))
+		}
+		bound += idf * (bm25K1 + 1) * s
+	}
+	return bound * (1 + 1e-9)
+}
+
+// scored is a ranked candidate.
+type scored struct {
+	score float64
+	seg   int32
+	doc   int32
+}
+
+// topK keeps the k best results of the segments segs (of any of them) in
+// a min-heap: the higher score first, ties to the smaller key, as the final
+// order (sorted) has it, so that the first page does not depend on which
+// ties a heap kept.
+type topK struct {
+	k     int
+	segs  []*segment.Segment
+	items []scored
+}
+
+// less orders worse results first: lower score, then larger key.
+func (t *topK) less(a, b scored) bool {
+	if a.score != b.score {
+		return a.score < b.score
+	}
+	return t.compareKeys(a, b) > 0
+}
+
+// compareKeys compares the keys of two results, as strings.Compare would.
+func (t *topK) compareKeys(a, b scored) int {
+	return t.segs[a.seg].CompareKeys(int(a.doc), t.segs[b.seg], int(b.doc))
+}
+
+func (t *topK) push(x scored) {
+	if len(t.items) < t.k {
+		t.items = append(t.items, x)
+		for i := len(t.items) - 1; i > 0; {
+			p := (i - 1) / 2
+			if !t.less(t.items[i], t.items[p]) {
+				break
+			}
+			t.items[i], t.items[p] = t.items[p], t.items[i]
+			i = p
+		}
+		return
+	}
+	if !t.less(t.items[0], x) {
+		return
+	}
+	t.items[0] = x
+	for i := 0; ; {
+		l, m := 2*i+1, i
+		if l < len(t.items) && t.less(t.items[l], t.items[m]) {
+			m = l
+		}
+		if r := l + 1; r < len(t.items) && t.less(t.items[r], t.items[m]) {
+			m = r
+		}
+		if m == i {
+			return
+		}
+		t.items[i], t.items[m] = t.items[m], t.items[i]
+		i = m
+	}
+}
+
+// sorted returns the results best first; ties go to the smaller key so the
+// order does not depend on how documents were split into segments.
+func (t *topK) sorted() []scored {
+	out := slices.Clone(t.items)
+	slices.SortFunc(out, func(a, b scored) int {
+		if a.score != b.score {
+			if a.score > b.score {
+				return -1
+			}
+			return 1
+		}
+		return t.compareKeys(a, b)
+	})
+	return out
+}
