@@ -1,7 +1,6 @@
 package query
 
 import (
-	"cmp"
 	"context"
 	"math"
 	"math/bits"
@@ -37,18 +36,26 @@ func (s *Searcher) rankCandidates(ctx context.Context, p *plan, v *verifier, c [
 		e, _ := q.lookup(seg, one.Term)
 		counted = seg.LiveDFOf(e)
 	}
-	for _, bl := range orderBlocks(p, c) {
+	blocks := orderBlocks(p, c)
+	for len(blocks) > 0 {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		if bl.bound < floor.get() {
-			for _, doc := range c[bl.lo:bl.hi] {
-				if err := s.skipped(p, v, int(doc), oneWord, r); err != nil {
-					return err
+		if blocks[0].bound < floor.get() {
+			// The floor only rises: no block left can enter the page.
+			for _, bl := range blocks {
+				if ctx.Err() != nil {
+					return ctx.Err()
+				}
+				for _, doc := range c[bl.lo:bl.hi] {
+					if err := s.skipped(p, v, int(doc), oneWord, r); err != nil {
+						return err
+					}
 				}
 			}
-			continue
+			break
 		}
+		bl := blocks.pop()
 		if !bound.boundless {
 			bound.of(int(c[bl.lo]) / bitrow.BlockDocs)
 		}
@@ -100,18 +107,15 @@ func (s *Searcher) rankBlocks(ctx context.Context, p *plan, v *verifier, q *comp
 	for b := p.root.next(0); b < nb; b = p.root.next(b + 1) {
 		blocks = append(blocks, candBlock{lo: b, bound: bound.of(b)})
 	}
-	slices.SortFunc(blocks, func(a, b candBlock) int {
-		if c := cmp.Compare(b.bound, a.bound); c != 0 {
-			return c
-		}
-		return a.lo - b.lo
-	})
 	p.planner.blocks = blocks
+	queue := blockQueue(blocks)
+	queue.init()
 	var acc block
-	for _, bl := range blocks {
+	for len(queue) > 0 {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
+		bl := queue.pop()
 		if bl.bound < floor.get() {
 			break
 		}
@@ -162,9 +166,9 @@ func score(p *plan, v *verifier, doc int, q *compiled, si int, avgdl float64, to
 }
 
 // orderBlocks groups the candidates c by block of bitrow.BlockDocs
-// documents, each with its score bound, best bound first (one block of all
-// when the plan's bound is boundless).
-func orderBlocks(p *plan, c []int32) []candBlock {
+// documents, each with its score bound, in a queue that gives the best
+// bound first (one block of all when the plan's bound is boundless).
+func orderBlocks(p *plan, c []int32) blockQueue {
 	bound := &p.planner.bound
 	blocks := p.planner.blocks[:0]
 	if bound.boundless {
@@ -179,14 +183,10 @@ func orderBlocks(p *plan, c []int32) []candBlock {
 		blocks = append(blocks, candBlock{lo: lo, hi: hi, bound: bound.of(b)})
 		lo = hi
 	}
-	slices.SortFunc(blocks, func(a, b candBlock) int {
-		if c := cmp.Compare(b.bound, a.bound); c != 0 {
-			return c
-		}
-		return a.lo - b.lo
-	})
 	p.planner.blocks = blocks
-	return blocks
+	queue := blockQueue(blocks)
+	queue.init()
+	return queue
 }
 
 // BM25 parameters.
@@ -252,6 +252,52 @@ func (s *Searcher) skipped(p *plan, v *verifier, doc int, oneWord bool, r *segRe
 type candBlock struct {
 	lo, hi int
 	bound  float64
+}
+
+// blockQueue is a max-heap of blocks: the higher bound first, then the
+// earlier block. Ranking takes blocks best bound first and mostly stops
+// after a few, once the floor is above the rest, so a heap (built in
+// O(n), O(log n) a block taken) costs less than ordering them all.
+type blockQueue []candBlock
+
+func (q blockQueue) before(i, j int) bool {
+	if q[i].bound != q[j].bound {
+		return q[i].bound > q[j].bound
+	}
+	return q[i].lo < q[j].lo
+}
+
+func (q blockQueue) init() {
+	for i := len(q)/2 - 1; i >= 0; i-- {
+		q.down(i)
+	}
+}
+
+// pop removes and returns the first block.
+func (q *blockQueue) pop() candBlock {
+	h := *q
+	first, last := h[0], len(h)-1
+	h[0] = h[last]
+	*q = h[:last]
+	q.down(0)
+	return first
+}
+
+func (q blockQueue) down(i int) {
+	for {
+		m, l := i, 2*i+1
+		if l < len(q) && q.before(l, m) {
+			m = l
+		}
+		if r := l + 1; r < len(q) && q.before(r, m) {
+			m = r
+		}
+		if m == i {
+			return
+		}
+		q[i], q[m] = q[m], q[i]
+		i = m
+	}
 }
 
 // blockBound bounds the BM25 score of any document of a 512-document block

@@ -1,9 +1,12 @@
 package query
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -86,4 +89,38 @@ func renderHits(hs []Hit) string {
 		fmt.Fprintf(&b, "%s:%.17g ", h.Key, h.Score)
 	}
 	return b.String()
+}
+
+// TestBlockQueue checks that the queue gives blocks in the order of a
+// sort by bound (descending), then block, with many ties and infinities.
+func TestBlockQueue(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 9))
+	for n := range 60 {
+		var blocks []candBlock
+		for i := range n {
+			b := float64(rng.IntN(8))
+			if rng.IntN(10) == 0 {
+				b = math.Inf(1)
+			}
+			blocks = append(blocks, candBlock{lo: i, hi: i + 1, bound: b})
+		}
+		rng.Shuffle(len(blocks), func(i, j int) { blocks[i], blocks[j] = blocks[j], blocks[i] })
+		want := slices.Clone(blocks)
+		slices.SortFunc(want, func(a, b candBlock) int {
+			if c := cmp.Compare(b.bound, a.bound); c != 0 {
+				return c
+			}
+			return a.lo - b.lo
+		})
+		q := blockQueue(blocks)
+		q.init()
+		for i, w := range want {
+			if len(q) != n-i {
+				t.Fatalf("n=%d: %d blocks left after %d taken", n, len(q), i)
+			}
+			if got := q.pop(); got != w {
+				t.Fatalf("n=%d: block %d taken is %+v, want %+v", n, i, got, w)
+			}
+		}
+	}
 }
