@@ -36,6 +36,7 @@ func (s *Searcher) rankCandidates(ctx context.Context, p *plan, v *verifier, c [
 		e, _ := q.lookup(seg, one.Term)
 		counted = seg.LiveDFOf(e)
 	}
+	verify := !oneWord && !p.root.exact // a candidate not scored is verified (skipped)
 	blocks := orderBlocks(p, c)
 	for len(blocks) > 0 {
 		if ctx.Err() != nil {
@@ -47,7 +48,10 @@ func (s *Searcher) rankCandidates(ctx context.Context, p *plan, v *verifier, c [
 				if ctx.Err() != nil {
 					return ctx.Err()
 				}
-				for _, doc := range c[bl.lo:bl.hi] {
+				for i, doc := range c[bl.lo:bl.hi] {
+					if verify {
+						v.ahead(c[bl.lo:bl.hi], i)
+					}
 					if err := s.skipped(p, v, int(doc), oneWord, r); err != nil {
 						return err
 					}
@@ -59,7 +63,24 @@ func (s *Searcher) rankCandidates(ctx context.Context, p *plan, v *verifier, c [
 		if !bound.boundless {
 			bound.of(int(c[bl.lo]) / bitrow.BlockDocs)
 		}
-		for _, doc := range c[bl.lo:bl.hi] {
+		docs := c[bl.lo:bl.hi]
+		if !verify && !bound.boundless {
+			// Set aside first the documents that are counted unread, so
+			// that reading ahead reads only those scored.
+			kept := p.planner.docs[:0]
+			for _, doc := range docs {
+				if bound.docBound(seg.DocTokens(int(doc))) >= floor.get() {
+					kept = append(kept, doc)
+				} else if err := s.skipped(p, v, int(doc), oneWord, r); err != nil {
+					return err
+				}
+			}
+			p.planner.docs, docs = kept, kept
+		}
+		for i, doc := range docs {
+			if !p.direct {
+				v.ahead(docs, i)
+			}
 			if !bound.boundless && bound.docBound(seg.DocTokens(int(doc))) < floor.get() {
 				if err := s.skipped(p, v, int(doc), oneWord, r); err != nil {
 					return err
@@ -124,20 +145,30 @@ func (s *Searcher) rankBlocks(ctx context.Context, p *plan, v *verifier, q *comp
 		}
 		bound.of(bl.lo)
 		base := bl.lo * bitrow.BlockWords
+		docs := p.planner.docs[:0]
 		for i, w := range acc {
 			w &= live[base+i]
 			for ; w != 0; w &= w - 1 {
 				doc := (base+i)*64 + bits.TrailingZeros64(w)
-				if bound.docBound(seg.DocTokens(doc)) < floor.get() {
-					continue
+				if bound.docBound(seg.DocTokens(doc)) >= floor.get() {
+					docs = append(docs, int32(doc))
 				}
-				ok, err := score(p, v, doc, q, si, avgdl, top, floor)
-				if err != nil {
-					return err
-				}
-				if ok {
-					r.scored++
-				}
+			}
+		}
+		p.planner.docs = docs
+		for i, doc := range docs {
+			if i > 0 && bound.docBound(seg.DocTokens(int(doc))) < floor.get() {
+				continue // the floor rose past it
+			}
+			if !p.direct {
+				v.ahead(docs, i)
+			}
+			ok, err := score(p, v, int(doc), q, si, avgdl, top, floor)
+			if err != nil {
+				return err
+			}
+			if ok {
+				r.scored++
 			}
 		}
 	}

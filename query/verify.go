@@ -18,6 +18,7 @@ type verifier struct {
 	posr   *segment.PositionReader
 	pos    [][]uint32 // by slot: positions in posDoc
 	posDoc int
+	seen   byte // what ahead read
 }
 
 // newVerifier returns the plan's verifier, reusing its planner's memory
@@ -34,6 +35,20 @@ func newVerifier(p *plan, an *tokenize.Analyzer) *verifier {
 	clear(vtf)
 	*v = verifier{p: p, tf: tf, vtf: vtf, posr: v.posr, pos: v.pos, posDoc: -1}
 	return v
+}
+
+// readAhead is how many candidates' forward entries ahead reads at a time.
+const readAhead = 16
+
+// ahead reads the forward entries of docs[i:i+readAhead] into cache when i
+// is a multiple of readAhead, before docs[i] is looked up: the loads of
+// those documents then overlap (segment.TouchForward), where lookup after
+// lookup would wait for each document's offset and then its entry. A loop
+// over candidates whose forward entries it reads calls it at each one.
+func (v *verifier) ahead(docs []int32, i int) {
+	if i%readAhead == 0 {
+		v.seen ^= v.p.seg.TouchForward(docs[i:min(i+readAhead, len(docs))])
+	}
 }
 
 // loadVerify reads only the frequencies verification needs (those of terms
