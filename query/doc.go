@@ -48,6 +48,9 @@
 //  2. verify: the candidates of a plan that is not exact are checked against
 //     the forward index (which terms the document holds) and, for phrases,
 //     the stored positions. An exact plan's candidates are the matches.
+//     The forward entries of the candidates to be looked up are read ahead,
+//     sixteen at a time, so that their cache misses overlap instead of
+//     waiting one after another.
 //  3. rank: each match is scored with BM25, from its term frequencies and
 //     the terms' document frequencies over the whole snapshot. An exact
 //     plan whose scored terms have private rows or plain lists reads the
