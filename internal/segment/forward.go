@@ -328,18 +328,12 @@ func (s *Segment) ForwardLookup(doc int, ids []TermID, tf []uint32) error {
 // the pairs a skip leads to. It returns a value made of the bytes read,
 // which a caller may ignore.
 func (s *Segment) TouchForward(docs []int32) byte {
-	return touchEntries(s.fwdOff, s.fwd, docs)
-}
-
-// touchEntries reads the first touchBytes of the entries of docs in a
-// section of entries (offsets, bytes), a byte a cache line.
-func touchEntries(offs []uint64, b []byte, docs []int32) byte {
 	var x byte
 	for _, d := range docs {
-		off := offs[d]
-		end := min(offs[d+1], off+touchBytes, uint64(len(b)))
+		off := s.fwdOff[d]
+		end := min(s.fwdOff[d+1], off+touchBytes, uint64(len(s.fwd)))
 		for ; off < end; off += 64 {
-			x ^= b[off]
+			x ^= s.fwd[off]
 		}
 	}
 	return x
