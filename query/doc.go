@@ -61,8 +61,10 @@
 //     bound cannot reach the page (the k-th best score any worker holds)
 //     are counted, not scored. A plan whose total needs no candidate (one
 //     word in rows: its live df; an exact conjunction of rows: a popcount)
-//     is ranked block by block, best bound first, and stops at the first
-//     block below the page: the blocks after it are never evaluated.
+//     is ranked block by block: once every segment is searched, the blocks
+//     of all such plans are taken best bound first, as if from one
+//     segment, and ranking stops at the first block below the page; the
+//     blocks after it are never evaluated.
 //  4. snippets: for the hits of the page only, when Request.Snippets is set,
 //     a window of the stored text that holds the most distinct query words,
 //     with the byte ranges to highlight.

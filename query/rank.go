@@ -113,33 +113,27 @@ func byBlock(p *plan) bool {
 	return n.kind == kRows && (len(n.slots) == 1 || n.exact) && n.phrase == nil && len(n.lists) == 0
 }
 
-// rankBlocks ranks a byBlock plan: it bounds every block the matcher does
-// not rule out, then evaluates and scores blocks best bound first, and
-// stops at the first whose bound is below the floor. The blocks it never
-// reaches cost a bound each: no row of them is read past the high-rank
-// rows, and no candidate of them is listed.
-func (s *Searcher) rankBlocks(ctx context.Context, p *plan, v *verifier, q *compiled, si int, avgdl float64, top *topK, floor *scoreFloor, r *segResult) error {
+// rankBlocks ranks a byBlock plan's blocks, queued by queueBlocks: it
+// evaluates and scores them best bound first, at most first of them when
+// first > 0, and stops at the first whose bound is below the floor. It
+// returns the blocks left, none when no block left can reach the floor.
+// The blocks it never reaches cost a bound each: no row of them is read
+// past the high-rank rows, and no candidate of them is listed. A search
+// ranks its segments' blocks one at a time, best bound first across all
+// of them (Searcher.rankAllBlocks).
+func (s *Searcher) rankBlocks(ctx context.Context, p *plan, v *verifier, queue blockQueue, first int, q *compiled, si int, avgdl float64, top *topK, floor *scoreFloor, r *segResult) (blockQueue, error) {
 	seg := p.seg
 	bound := &p.planner.bound
-	bound.reset(p, q, avgdl, false)
 	live := seg.Live()
-	nb := len(live) / bitrow.BlockWords
-	blocks := p.planner.blocks[:0]
-	for b := p.root.next(0); b < nb; b = p.root.next(b + 1) {
-		blocks = append(blocks, candBlock{lo: b, bound: bound.of(b)})
-	}
-	p.planner.blocks = blocks
-	queue := blockQueue(blocks)
-	queue.init()
 	var acc block
-	for len(queue) > 0 {
+	for n := 0; len(queue) > 0 && (first <= 0 || n < first); n++ {
 		if ctx.Err() != nil {
-			return ctx.Err()
+			return nil, ctx.Err()
+		}
+		if queue[0].bound < floor.get() {
+			return nil, nil
 		}
 		bl := queue.pop()
-		if bl.bound < floor.get() {
-			break
-		}
 		if !p.root.eval(bl.lo, &acc) {
 			continue
 		}
@@ -165,14 +159,33 @@ func (s *Searcher) rankBlocks(ctx context.Context, p *plan, v *verifier, q *comp
 			}
 			ok, err := score(p, v, int(doc), q, si, avgdl, top, floor)
 			if err != nil {
-				return err
+				return nil, err
 			}
 			if ok {
 				r.scored++
 			}
 		}
 	}
-	return nil
+	if len(queue) == 0 || queue[0].bound < floor.get() {
+		return nil, nil
+	}
+	return queue, nil
+}
+
+// queueBlocks bounds every block of a byBlock plan that the matcher does
+// not rule out, in a queue that gives the best bound first.
+func queueBlocks(p *plan, q *compiled, avgdl float64) blockQueue {
+	bound := &p.planner.bound
+	bound.reset(p, q, avgdl, false)
+	nb := len(p.seg.Live()) / bitrow.BlockWords
+	blocks := p.planner.blocks[:0]
+	for b := p.root.next(0); b < nb; b = p.root.next(b + 1) {
+		blocks = append(blocks, candBlock{lo: b, bound: bound.of(b)})
+	}
+	p.planner.blocks = blocks
+	queue := blockQueue(blocks)
+	queue.init()
+	return queue
 }
 
 // score verifies candidate doc of segment si of a ranked search and, when
@@ -301,6 +314,20 @@ func (q blockQueue) before(i, j int) bool {
 func (q blockQueue) init() {
 	for i := len(q)/2 - 1; i >= 0; i-- {
 		q.down(i)
+	}
+}
+
+// push adds a block.
+func (q *blockQueue) push(b candBlock) {
+	*q = append(*q, b)
+	h := *q
+	for i := len(h) - 1; i > 0; {
+		parent := (i - 1) / 2
+		if !h.before(i, parent) {
+			return
+		}
+		h[i], h[parent] = h[parent], h[i]
+		i = parent
 	}
 }
 

@@ -92,7 +92,8 @@ func renderHits(hs []Hit) string {
 }
 
 // TestBlockQueue checks that the queue gives blocks in the order of a
-// sort by bound (descending), then block, with many ties and infinities.
+// sort by bound (descending), then block, with many ties and infinities,
+// whether it was built at once (init) or block by block (push).
 func TestBlockQueue(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 9))
 	for n := range 60 {
@@ -112,15 +113,69 @@ func TestBlockQueue(t *testing.T) {
 			}
 			return a.lo - b.lo
 		})
-		q := blockQueue(blocks)
-		q.init()
-		for i, w := range want {
-			if len(q) != n-i {
-				t.Fatalf("n=%d: %d blocks left after %d taken", n, len(q), i)
-			}
-			if got := q.pop(); got != w {
-				t.Fatalf("n=%d: block %d taken is %+v, want %+v", n, i, got, w)
+		built := blockQueue(slices.Clone(blocks))
+		built.init()
+		var pushed blockQueue
+		for _, b := range blocks {
+			pushed.push(b)
+		}
+		for name, q := range map[string]blockQueue{"init": built, "push": pushed} {
+			for i, w := range want {
+				if len(q) != n-i {
+					t.Fatalf("%s n=%d: %d blocks left after %d taken", name, n, len(q), i)
+				}
+				if got := q.pop(); got != w {
+					t.Fatalf("%s n=%d: block %d taken is %+v, want %+v", name, n, i, got, w)
+				}
 			}
 		}
 	}
+}
+
+// TestRankBlocksAcrossSegments checks that a search ranks the blocks of all
+// its segments best bound first, as one: the short documents, whose
+// segment is searched first, all score below the few long ones that repeat
+// the word, so that once those are scored no block of short documents can
+// enter the page. A search that ranked segment after segment scores nearly
+// every short document (their bounds tie with the floor they set).
+func TestRankBlocksAcrossSegments(t *testing.T) {
+	var docs []index.Document
+	const short = 3000
+	for i := range short {
+		docs = append(docs, index.Document{Key: fmt.Sprintf("s%04d", i), Text: []byte(fmt.Sprintf("alpha w%d v%d", i, i))})
+	}
+	for i := range 600 {
+		var b strings.Builder
+		tf := 1
+		if i%40 == 0 {
+			tf = 20
+		}
+		for range tf {
+			b.WriteString("alpha ")
+		}
+		for j := range 39 - tf {
+			fmt.Fprintf(&b, "l%d ", (i*39+j)%5000)
+		}
+		docs = append(docs, index.Document{Key: fmt.Sprintf("l%04d", i), Text: []byte(b.String())})
+	}
+	ix, s := openSearcher(t, createIndex(t, docs, index.WriterOptions{}))
+	if n := len(ix.Segments()); n < 2 {
+		t.Fatalf("%d segments, want short and long documents apart", n)
+	}
+	res, err := s.Search(context.Background(), Request{Query: "alpha", Limit: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Total != len(docs) {
+		t.Fatalf("total %d, want %d", res.Total, len(docs))
+	}
+	for _, h := range res.Hits {
+		if !strings.HasPrefix(h.Key, "l") {
+			t.Fatalf("hit %s on the page: a short document outscores the long ones that repeat the word", h.Key)
+		}
+	}
+	if res.Scored > short/10 {
+		t.Errorf("scored %d of %d hits: the short documents' blocks were not skipped", res.Scored, res.Total)
+	}
+	t.Logf("scored %d of %d hits in %d segments", res.Scored, res.Total, len(ix.Segments()))
 }

@@ -249,6 +249,17 @@ type segResult struct {
 	match, verify    time.Duration
 	rank             time.Duration
 	err              error
+	later            segRest // what a ranked search left for match's second round
+}
+
+// segRest is a segment of a ranked search whose plan is ranked by blocks,
+// between the two rounds of match: its plan, held until rankAllBlocks
+// releases it, the plan's verifier and the blocks left to rank, best bound
+// first.
+type segRest struct {
+	p     *plan
+	v     *verifier
+	queue blockQueue
 }
 
 // queryState is the memory one query works in: the parser's arenas, the
@@ -266,6 +277,10 @@ type queryState struct {
 	next    atomic.Int64 // the next position in order
 	wg      sync.WaitGroup
 	floor   scoreFloor
+	// segQueue is the segments whose blocks are left to rank, by their
+	// best bound (rankAllBlocks), guarded by mu; lo is a segment's index.
+	segQueue []candBlock
+	mu       sync.Mutex
 }
 
 // begin takes a query state and compiles q into it.
@@ -287,30 +302,34 @@ func (s *Searcher) begin(q string, rank bool) (*queryState, error) {
 
 // match runs the compiled query of st over every segment (keeping the k best
 // of each; k = 0 counts), into st.parts.
+//
+// A ranked search goes in two rounds, so that the floor of the top k rises
+// as early as it can:
+//
+//  1. searchSegment searches each segment, except that where the plan is
+//     ranked by blocks (byBlock) it only bounds the blocks, and leaves
+//     the plan for
+//  2. rankAllBlocks, which ranks the blocks of all those segments
+//     together, best bound first, as if they were one segment.
+//
+// In each round workers take the next segment (or block) as they finish
+// one; with one worker the caller's goroutine does it all.
 func (s *Searcher) match(ctx context.Context, st *queryState, k int) error {
 	segs := s.ix.Segments()
 	st.parts = slices.Grow(st.parts[:0], len(segs))[:len(segs)]
 	clear(st.parts)
 	st.order = segmentOrder(st.order[:0], segs)
-	st.next.Store(0)
 	st.floor.reset()
 	workers := max(1, min(st.workers, len(segs)))
 	st.tops = slices.Grow(st.tops[:0], workers)[:workers]
 	for w := range st.tops {
 		st.tops[w] = topK{k: k, segs: segs, items: st.tops[w].items[:0]}
 	}
-	// Workers take the next segment as they finish one; with one worker the
-	// caller's goroutine does it all.
-	for w := 1; w < workers; w++ {
-		st.wg.Add(1)
-		go func() {
-			defer st.wg.Done()
-			var cands []int32
-			s.work(ctx, st, k, &cands, &st.tops[w])
-		}()
+	st.next.Store(0)
+	s.inRound(ctx, st, k, workers, roundSearch, len(segs))
+	if n := st.queueSegments(); n > 0 {
+		s.inRound(ctx, st, k, workers, roundBlocks, n)
 	}
-	s.work(ctx, st, k, &st.cands, &st.tops[0])
-	st.wg.Wait()
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -322,13 +341,45 @@ func (s *Searcher) match(ctx context.Context, st *queryState, k int) error {
 	return nil
 }
 
+// The rounds of a search (match).
+const (
+	roundSearch = iota // searchSegment over st.order
+	roundBlocks        // rankAllBlocks over st.segQueue
+)
+
+// inRound runs round of a search on at most workers goroutines, at most
+// one for each of its n items, and waits for them.
+func (s *Searcher) inRound(ctx context.Context, st *queryState, k, workers, round, n int) {
+	workers = min(workers, n)
+	for w := 1; w < workers; w++ {
+		st.wg.Add(1)
+		go func() {
+			defer st.wg.Done()
+			var cands []int32
+			s.work(ctx, st, k, round, &cands, &st.tops[w])
+		}()
+	}
+	s.work(ctx, st, k, round, &st.cands, &st.tops[0])
+	st.wg.Wait()
+}
+
+// work is a worker of a round of a search: it keeps the k best hits of all
+// it ranks in top, and lists candidates in cands.
+func (s *Searcher) work(ctx context.Context, st *queryState, k, round int, cands *[]int32, top *topK) {
+	switch round {
+	case roundSearch:
+		s.searchSegments(ctx, st, k, cands, top)
+	case roundBlocks:
+		s.rankAllBlocks(ctx, st, top)
+	}
+}
+
 // segmentOrder appends the indices of segs to dst, shortest documents
 // first: by length class, then as the index lists them. BM25 scores a
 // short document above a long one with the same frequencies, so the top
-// k's shared floor rises early and later segments skip more of their
-// blocks (on the prose mix a one-word top-10 takes 12 % less time than in
-// the index's order, whose segments are in the order they were sealed).
-// Results do not depend on the order.
+// k's shared floor rises early and the segments ranked by their
+// candidates (rankCandidates) skip more of their blocks. Results do not
+// depend on the order.
 func segmentOrder(dst []int, segs []*segment.Segment) []int {
 	for i := range segs {
 		dst = append(dst, i)
@@ -337,9 +388,9 @@ func segmentOrder(dst []int, segs []*segment.Segment) []int {
 	return dst
 }
 
-// work searches segments until none is left, keeping the k best hits of
-// all it searched in top.
-func (s *Searcher) work(ctx context.Context, st *queryState, k int, cands *[]int32, top *topK) {
+// searchSegments searches segments in st.order until none is left (the
+// first round of match).
+func (s *Searcher) searchSegments(ctx context.Context, st *queryState, k int, cands *[]int32, top *topK) {
 	an := s.analyzers.Get().(*tokenize.Analyzer)
 	defer s.analyzers.Put(an)
 	segs, q, avgdl := s.ix.Segments(), &st.c, s.ix.AvgDocLen()
@@ -364,6 +415,59 @@ func (s *Searcher) work(ctx context.Context, st *queryState, k int, cands *[]int
 			continue
 		}
 		st.parts[i] = s.searchSegment(ctx, segs[i], i, q, k, avgdl, an, cands, top, &st.floor)
+	}
+}
+
+// queueSegments puts the segments whose blocks are left to rank in
+// st.segQueue, best block first, and returns how many there are.
+func (st *queryState) queueSegments() int {
+	segs := blockQueue(st.segQueue[:0])
+	for i := range st.parts {
+		if r := &st.parts[i].later; len(r.queue) > 0 {
+			segs = append(segs, candBlock{lo: i, bound: r.queue[0].bound})
+		}
+	}
+	segs.init()
+	st.segQueue = segs
+	return len(segs)
+}
+
+// rankAllBlocks ranks blocks of the segments ranked by blocks, best bound
+// first across all of them, until no block left can reach the floor: the
+// floor rises on the best blocks of the whole index, not only on those of
+// the segments ranked first. A worker takes the segment with the best
+// block left from st.segQueue (so that one worker at a time ranks a
+// segment), ranks that block and gives the segment back. It releases the
+// segments' plans.
+func (s *Searcher) rankAllBlocks(ctx context.Context, st *queryState, top *topK) {
+	q, avgdl := &st.c, s.ix.AvgDocLen()
+	for {
+		st.mu.Lock()
+		segs := blockQueue(st.segQueue)
+		if len(segs) == 0 {
+			st.mu.Unlock()
+			return
+		}
+		i := segs.pop().lo
+		st.segQueue = segs
+		st.mu.Unlock()
+
+		r := &st.parts[i]
+		t0 := time.Now()
+		queue, err := s.rankBlocks(ctx, r.later.p, r.later.v, r.later.queue, 1, q, i, avgdl, top, &st.floor, r)
+		r.rank += time.Since(t0)
+		if err != nil || len(queue) == 0 {
+			r.err = err
+			r.later.p.release()
+			r.later = segRest{}
+			continue
+		}
+		r.later.queue = queue
+		st.mu.Lock()
+		segs = blockQueue(st.segQueue)
+		segs.push(candBlock{lo: i, bound: queue[0].bound})
+		st.segQueue = segs
+		st.mu.Unlock()
 	}
 }
 
@@ -462,7 +566,10 @@ func (s *Searcher) Search(ctx context.Context, req Request) (*Result, error) {
 	return res, nil
 }
 
-// searchSegment matches, verifies and ranks one segment.
+// searchSegment matches, verifies and ranks one segment, except a plan
+// ranked by blocks: of that it bounds the blocks and leaves the plan and
+// its blocks in r.later, for match's second round to rank; its total is
+// known (quickCount).
 //
 // Verification and ranking check ctx every deadlineStride candidates, so a
 // query past its deadline stops inside a segment, not only between two.
@@ -472,6 +579,17 @@ func (s *Searcher) searchSegment(ctx context.Context, seg *segment.Segment, si i
 	p, err := s.plan(seg, q.root, q)
 	if err != nil {
 		r.err = err
+		return r
+	}
+	if k > 0 && byBlock(p) {
+		r.hits, _ = quickCount(p)
+		r.candidates = r.hits
+		if queue := queueBlocks(p, q, avgdl); len(queue) > 0 {
+			r.later = segRest{p: p, v: newVerifier(p, an), queue: queue}
+		} else {
+			p.release()
+		}
+		r.rank = time.Since(t0)
 		return r
 	}
 	defer p.release()
@@ -484,13 +602,6 @@ func (s *Searcher) searchSegment(ctx context.Context, seg *segment.Segment, si i
 			r.match = time.Since(t0)
 			return r
 		}
-	}
-	if byBlock(p) {
-		r.hits, _ = quickCount(p)
-		r.candidates = r.hits
-		r.err = s.rankBlocks(ctx, p, newVerifier(p, an), q, si, avgdl, top, floor, &r)
-		r.rank = time.Since(t0)
-		return r
 	}
 	c := (*cands)[:0]
 	p.match(func(doc int) { c = append(c, int32(doc)) })
