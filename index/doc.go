@@ -71,7 +71,7 @@
 // marks that tie every 32nd token to its byte offset in the text), impacts
 // (for each term row and 512-document block, the largest tf and tf/length
 // of its terms: ranking's score bounds), frequencies (the tf of every
-// document of each private row and plain list, where ranking reads it in
+// document of each private row and list, where ranking reads it in
 // O(1)), lengths (each document's tokens, dense), docs (the document
 // table), blocks and store (the texts, zstd-compressed in blocks).
 // docs/format.md describes every byte.

@@ -52,7 +52,7 @@ func TestFreqsMatchForward(t *testing.T) {
 		if err := s.LoadTerms(); err != nil {
 			t.Fatal(err)
 		}
-		freqs := map[segment.TermID]segment.Freqs{} // the terms with frequencies in section 13
+		freqs := map[segment.TermID]*segment.Freqs{} // the terms with frequencies in section 13
 		s.Terms(func(term string, id segment.TermID) bool {
 			if es, err = ix.Lookup(term, es[:0]); err != nil {
 				t.Fatal(err)
@@ -68,7 +68,7 @@ func TestFreqsMatchForward(t *testing.T) {
 					kinds["private"]++
 				case ok && tr.List && !s.List(id).Chunked():
 					kinds["plain list"]++
-				case !ok && tr.List && s.List(id).Chunked():
+				case ok && tr.List && s.List(id).Chunked():
 					kinds["chunked list"]++
 				case !ok && !tr.List && !tr.Private:
 					kinds["shared"]++
@@ -76,7 +76,7 @@ func TestFreqsMatchForward(t *testing.T) {
 					t.Fatalf("%s: term %q (%+v): FreqsOf says %v", s.Name(), term, tr, ok)
 				}
 				if ok {
-					freqs[id] = f
+					freqs[id] = &f
 				}
 			}
 			return true

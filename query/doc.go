@@ -53,7 +53,7 @@
 //     waiting one after another.
 //  3. rank: each match is scored with BM25, from its term frequencies and
 //     the terms' document frequencies over the whole snapshot. An exact
-//     plan whose scored terms have private rows or plain lists reads the
+//     plan whose scored terms have private rows or lists reads the
 //     frequencies beside their bits (segment.Freqs); any other reads them
 //     from the forward index, once with verification's. Each worker keeps
 //     the best Offset+Limit of the segments it searches, and the heaps are

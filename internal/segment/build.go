@@ -471,24 +471,27 @@ func (b *segmentBuilder) postDocument(doc int, d *Doc, nb int, sc *postScratch) 
 	return nil
 }
 
-// encodeLists encodes the lists in termID order (internal/doclist), and places the
-// plain lists' frequencies (freqs.go); the treatment word then holds the
-// list's byte offset / 2 and its encoding.
+// encodeLists encodes the lists in termID order (internal/doclist), and places
+// their frequencies (freqs.go); the treatment word then holds the list's
+// byte offset / 2 and its encoding.
 func (b *segmentBuilder) encodeLists() {
 	for id := range b.treat {
 		if b.treat[id]&listFlag == 0 {
 			continue
 		}
-		start := b.treat[id] &^ listFlag
+		start, n := b.treat[id]&^listFlag, b.listFill[id]
 		off := len(b.lists)
 		var chunked bool
-		b.lists, chunked = doclist.Append(b.lists, b.listDocs[start:start+b.listFill[id]])
+		b.lists, chunked = doclist.Append(b.lists, b.listDocs[start:start+n])
 		b.treat[id] = listFlag | uint32(off/2)
+		var l doclist.List
 		if chunked {
 			b.treat[id] |= chunkedFlag
+			l = doclist.NewChunked(b.lists[off:], int(n))
 		} else {
-			b.listFreqs = placeListFreqs(b.listFreqs, off, b.listTF[start:start+b.listFill[id]])
+			l = doclist.NewPlain(inplace.Uint16s(b.lists[off : off+2*int(n)]))
 		}
+		b.listFreqs = placeListFreqs(b.listFreqs, l, off, b.listTF[start:start+n])
 	}
 }
 

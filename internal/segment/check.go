@@ -201,8 +201,8 @@ func (s *Segment) checkForward(p *segmentProblems, terms []string, lists [][]uin
 func (s *Segment) checkFreqs(p *segmentProblems, private [][]byte, listTF [][]byte) {
 	var lf []byte
 	for id, tf := range listTF {
-		if t := s.Treatment(TermID(id)); t.List && !s.List(TermID(id)).Chunked() {
-			lf = placeListFreqs(lf, t.ListAt, tf)
+		if t := s.Treatment(TermID(id)); t.List {
+			lf = placeListFreqs(lf, s.List(TermID(id)), t.ListAt, tf)
 		}
 	}
 	sec := s.secs[secFreqs]

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/bitsieve/bitsieve/internal/bitrow"
+	"github.com/bitsieve/bitsieve/internal/doclist"
 	"github.com/bitsieve/bitsieve/internal/inplace"
 )
 
@@ -20,15 +21,16 @@ import (
 //     so that document d's is at the row's rank of d (its bits before d):
 //     a directory gives the row's bits before each 512-document block, and
 //     at most eight popcounts the rest;
-//   - a plain list's: the tf of each entry, at the list's byte offset in the
-//     lists section / 2 plus the entry's index (a plain list takes two bytes
-//     an entry, so these ranges never overlap). A chunked list has none:
-//     its term's frequencies are read from the forward index, as those of
-//     terms with shared rows are. Every byte outside the plain lists'
-//     ranges is zero.
+//   - a list's: the tf of each entry, at the byte offset in the lists
+//     section of the entry's low byte: the first byte of a plain list's
+//     entry (little-endian), the byte of a chunked list's entry. The lists'
+//     frequencies mirror the lists section byte for byte, so that a reader
+//     finds an entry's tf where it found the entry; every other byte (a
+//     plain entry's high byte, a chunk's two head bytes, padding) is zero.
 //
 // A frequency is one byte, min(tf, 255); 255 stands for every tf from 255
-// on, which is then read from the forward index.
+// on, which is then read from the forward index, as are the frequencies of
+// terms with shared rows.
 //
 // Section 13, with P private rows, NB = ceil(n/512) blocks, F the bits of
 // the private rows (their rowstats) and L the length of the lists section:
@@ -36,7 +38,7 @@ import (
 //	P × NB uint32  the directory: entry (r−1)·NB + b is the bits of private
 //	               row r in the blocks before block b
 //	F bytes        the private rows' frequencies, row after row
-//	L/2 bytes      the lists' frequencies
+//	L bytes        the lists' frequencies
 //
 // Section 14 is n uint32: the length of each document in indexed tokens
 // (its docs record's tokens field), dense, as BM25 reads it for every hit.
@@ -50,7 +52,7 @@ func freqByte(tf uint32) byte { return byte(min(tf, freqSaturated)) }
 // freqsSize is the length of section 13 of a segment with the given header,
 // private-row popcounts (rows 1..P) and lists section length.
 func freqsSize(h segmentHeader, privatePop []uint32, lists int) uint64 {
-	size := 4*uint64(h.PrivateRows)*uint64(blocksOf(h.Docs)) + uint64(lists/2)
+	size := 4*uint64(h.PrivateRows)*uint64(blocksOf(h.Docs)) + uint64(lists)
 	for _, c := range privatePop {
 		size += uint64(c)
 	}
@@ -59,10 +61,10 @@ func freqsSize(h segmentHeader, privatePop []uint32, lists int) uint64 {
 
 // encodeFreqs makes section 13 from the private rows (row(r), r = 1..P),
 // their frequencies (private[r−1], in document order) and the lists'
-// frequencies (listFreqs, placed by placeListFreqs), padded to lists/2.
+// frequencies (listFreqs, placed by placeListFreqs), padded to lists.
 func encodeFreqs(n int, row func(r int) []uint64, private [][]byte, listFreqs []byte, lists int) []byte {
 	nb := blocksOf(n)
-	size := 4*len(private)*nb + lists/2
+	size := 4*len(private)*nb + lists
 	for _, tf := range private {
 		size += len(tf)
 	}
@@ -80,17 +82,34 @@ func encodeFreqs(n int, row func(r int) []uint64, private [][]byte, listFreqs []
 		out = append(out, tf...)
 	}
 	out = append(out, listFreqs...)
-	return append(out, make([]byte, lists/2-len(listFreqs))...)
+	return append(out, make([]byte, lists-len(listFreqs))...)
 }
 
-// placeListFreqs puts the frequencies tf of the plain list at byte offset
-// off of the lists section into dst, the lists' frequencies, and returns it.
-func placeListFreqs(dst []byte, off int, tf []byte) []byte {
-	at := off / 2
-	if need := at + len(tf); need > len(dst) {
-		dst = append(dst, make([]byte, need-len(dst))...)
+// placeListFreqs puts the frequencies tf (one byte an entry, in document
+// order) of list l, at byte offset off of the lists section, into dst, the
+// lists' frequencies, at the offsets of the entries' low bytes, and returns
+// it.
+func placeListFreqs(dst []byte, l doclist.List, off int, tf []byte) []byte {
+	grow := func(need int) {
+		if need > len(dst) {
+			dst = append(dst, make([]byte, need-len(dst))...)
+		}
 	}
-	copy(dst[at:], tf)
+	if !l.Chunked() {
+		grow(off + 2*len(tf))
+		for i, f := range tf {
+			dst[off+2*i] = f
+		}
+		return dst
+	}
+	b := l.Bytes()
+	for i, seen := 0, 0; seen < len(tf); {
+		cnt := int(b[i+1]) + 1
+		grow(off + i + 2 + cnt)
+		copy(dst[off+i+2:], tf[seen:seen+cnt])
+		i += 2 + cnt
+		seen += cnt
+	}
 	return dst
 }
 
@@ -128,24 +147,32 @@ func (r *segmentReader) freqs() error {
 // Freqs reads one term's frequencies in one segment from section 13,
 // without the forward index (Segment.FreqsOf).
 type Freqs struct {
-	row  []uint64 // a private row
-	dir  []uint32 // its directory
-	list []uint16 // or a plain list
-	tf   []byte   // the row's or the list's frequencies
+	row     []uint64 // a private row
+	dir     []uint32 // its directory
+	list    []uint16 // or a plain list
+	chunked []byte   // or a chunked list, from its first byte
+	n       int      // its entries
+	tf      []byte   // the row's frequencies, or the list's from its first byte
+	// at is the byte offset in chunked of the chunk that Of read last, and
+	// seen the entries before it: the candidates of a segment come in
+	// ascending order, mostly, so Of goes on from there.
+	at, seen int
 }
 
 // FreqsOf returns the frequencies of a term from its entry; false when the
-// segment keeps them only in the forward index (a term with shared rows or
-// a chunked list).
+// segment keeps them only in the forward index (a term with shared rows).
 func (s *Segment) FreqsOf(e Entry) (Freqs, bool) {
 	t := e.treat
 	switch {
 	case t&privateFlag != 0:
 		r, nb := int(t&^privateFlag), blocksOf(s.hdr.Docs)
 		return Freqs{row: s.Row(r), dir: s.freqDir[(r-1)*nb : r*nb], tf: s.privFreqs[s.privStart[r-1]:s.privStart[r]]}, true
-	case t&listFlag != 0 && t&chunkedFlag == 0:
-		at := int(t &^ listFlag)
-		return Freqs{list: s.list(t, e.DF).Plain(), tf: s.listFreqs[at : at+e.DF]}, true
+	case t&listFlag != 0:
+		l, off := s.list(t, e.DF), 2*int(t&^(listFlag|chunkedFlag))
+		if l.Chunked() {
+			return Freqs{chunked: l.Bytes(), n: e.DF, tf: s.listFreqs[off:]}, true
+		}
+		return Freqs{list: l.Plain(), tf: s.listFreqs[off : off+2*e.DF]}, true
 	}
 	return Freqs{}, false
 }
@@ -165,15 +192,44 @@ func (f *Freqs) Of(doc int) (uint32, bool) {
 		for _, x := range f.row[b*bitrow.BlockWords : w] {
 			i += bits.OnesCount64(x)
 		}
+	} else if f.chunked != nil {
+		var ok bool
+		if i, ok = f.chunkedAt(doc); !ok {
+			return 0, true
+		}
 	} else {
 		j, ok := slices.BinarySearch(f.list, uint16(doc))
 		if !ok {
 			return 0, true
 		}
-		i = j
+		i = 2 * j
 	}
 	if i >= len(f.tf) || f.tf[i] == freqSaturated {
 		return 0, false // (a directory past its row is damage: the forward index decides)
 	}
 	return uint32(f.tf[i]), true
+}
+
+// chunkedAt returns the byte offset of doc's entry in a chunked list, false
+// when the list lacks doc. It finds doc's chunk from the one it found last,
+// or from the first when doc lies before that one.
+func (f *Freqs) chunkedAt(doc int) (int, bool) {
+	b, hi := f.chunked, byte(doc>>8)
+	if b[f.at] > hi {
+		f.at, f.seen = 0, 0
+	}
+	for b[f.at] < hi {
+		cnt := int(b[f.at+1]) + 1
+		if f.seen+cnt >= f.n {
+			return 0, false // past the last chunk
+		}
+		f.at += 2 + cnt
+		f.seen += cnt
+	}
+	if b[f.at] != hi {
+		return 0, false
+	}
+	lo := f.at + 2
+	j, ok := slices.BinarySearch(b[lo:lo+int(b[f.at+1])+1], byte(doc))
+	return lo + j, ok
 }
