@@ -370,8 +370,30 @@ type blockBound struct {
 	imps      [][]byte
 	boundless bool
 	a, b      float64 // k1·(1−b) and k1·b/avgdl
+	div       *boundDivisors
 	rowBuf    []int
 	s, tf     []float64 // by scored term, in the block last bounded: the bound of s, the largest tf (+Inf: unknown)
+}
+
+// boundDivisors are, for one average document length, the two parts of the
+// divisor 1 + k1·(1−b)/t + k1·b/(avgdl·r) of a row's bound on s in a block,
+// by impact byte: so that a block's bound divides once a term, not twice a
+// row. A Searcher keeps them for its snapshot's average length.
+type boundDivisors struct {
+	tf    [impact.Max]float64 // 1 + k1·(1−b)/t, t = 1..Max−1
+	ratio [256]float64        // k1·b/avgdl / Ratio(q)
+}
+
+func newBoundDivisors(avgdl float64) *boundDivisors {
+	d := new(boundDivisors)
+	a, b := bm25K1*(1-bm25B), bm25K1*bm25B/max(avgdl, 1e-9)
+	for t := 1; t < impact.Max; t++ {
+		d.tf[t] = 1 + a/float64(t)
+	}
+	for q := range d.ratio {
+		d.ratio[q] = b / impact.Ratio(byte(q))
+	}
+	return d
 }
 
 // boundFrom is the fewest candidates of a segment for which ranking bounds
@@ -382,6 +404,7 @@ const boundFrom = 64
 // +Inf everywhere.
 func (bb *blockBound) reset(p *plan, q *compiled, avgdl float64, boundless bool) {
 	bb.a, bb.b, bb.boundless = bm25K1*(1-bm25B), bm25K1*bm25B/max(avgdl, 1e-9), boundless
+	bb.div = p.planner.s.divisors
 	bb.idf, bb.rows, bb.imps = bb.idf[:0], bb.rows[:0], bb.imps[:0]
 	if boundless {
 		return
@@ -406,20 +429,23 @@ func (bb *blockBound) of(blk int) float64 {
 	}
 	bound := 0.0
 	bb.s, bb.tf = bb.s[:0], bb.tf[:0]
+	div := bb.div
 	for i, idf := range bb.idf {
-		s, tf := 1.0, math.Inf(1)
+		// s is at most 1/d for the divisor d of each row: 1/(the largest).
+		d, tf := 1.0, math.Inf(1)
 		for _, imp := range bb.imps[bb.rows[i][0]:bb.rows[i][1]] {
 			t, ratio := imp[2*blk], imp[2*blk+1]
 			switch {
 			case t == 0:
-				s, tf = 0, 0
+				d, tf = math.Inf(1), 0
 			case t < impact.Max:
-				s = min(s, 1/(1+bb.a/float64(t)+bb.b/impact.Ratio(ratio)))
+				d = max(d, div.tf[t]+div.ratio[ratio])
 				tf = min(tf, float64(t))
 			default:
-				s = min(s, 1/(1+bb.b/impact.Ratio(ratio)))
+				d = max(d, 1+div.ratio[ratio])
 			}
 		}
+		s := 1 / d
 		bb.s, bb.tf = append(bb.s, s), append(bb.tf, tf)
 		bound += idf * (bm25K1 + 1) * s
 	}

@@ -24,6 +24,7 @@ type Searcher struct {
 	workers   atomic.Int64    // goroutines per query (SetWorkers)
 	inv       *inverted.Index // non-nil: match from postings (NewInvertedSearcher)
 	segIdx    map[*segment.Segment]int
+	divisors  *boundDivisors // for the snapshot's average document length
 }
 
 // NewSearcher returns a Searcher over ix, analyzing queries with the
@@ -32,7 +33,7 @@ func NewSearcher(ix *index.Index) (*Searcher, error) {
 	if _, err := tokenize.New(ix.Analyzer()); err != nil {
 		return nil, fmt.Errorf("index %s: %w", ix.Dir(), err)
 	}
-	s := &Searcher{ix: ix, segIdx: map[*segment.Segment]int{}}
+	s := &Searcher{ix: ix, segIdx: map[*segment.Segment]int{}, divisors: newBoundDivisors(ix.AvgDocLen())}
 	s.workers.Store(int64(runtime.GOMAXPROCS(0)))
 	s.analyzers.New = func() any { return tokenize.MustNew(ix.Analyzer()) }
 	for i, seg := range ix.Segments() {
