@@ -109,7 +109,7 @@ func TestInvertedEqualsSignature(t *testing.T) {
 				t.Fatalf("%q: totals %d (signature), %d (inverted), want %d", qs, sr.Total, ir.Total, len(want))
 			}
 			// A segment whose plan is one word in rows lists only the
-			// candidates of the blocks it scores (rankBlocks) and reports
+			// candidates of the blocks it scores (rankBlock) and reports
 			// its hits as its candidates, as a count does; every other
 			// segment reports what Matches lists.
 			if sr.Candidates < sr.Total || sr.Candidates > sm.Candidates {

@@ -104,7 +104,7 @@ type planner struct {
 	pl     plan      // the plan it returns, reused
 	v      verifier
 	blocks []candBlock // ranking's scratch
-	docs   []int32     // rankBlocks': the documents of a block it scores
+	docs   []int32     // rankBlock's: the documents of the block it scores
 	bound  blockBound
 
 	// Nodes come from chunks that are never grown in place (so pointers

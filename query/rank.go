@@ -104,7 +104,7 @@ func (s *Searcher) rankCandidates(ctx context.Context, p *plan, v *verifier, c [
 }
 
 // byBlock reports whether a plan is ranked block by block, best bound
-// first, without listing its candidates (rankBlocks): one word in rows,
+// first, without listing its candidates (rankBlock): one word in rows,
 // whose total is its live df, or an exact conjunction of rows, whose total
 // is a popcount (quickCount); without lists, the matcher evaluates their
 // blocks in any order.
@@ -113,30 +113,23 @@ func byBlock(p *plan) bool {
 	return n.kind == kRows && (len(n.slots) == 1 || n.exact) && n.phrase == nil && len(n.lists) == 0
 }
 
-// rankBlocks ranks a byBlock plan's blocks, queued by queueBlocks: it
-// evaluates and scores them best bound first, at most first of them when
-// first > 0, and stops at the first whose bound is below the floor. It
-// returns the blocks left, none when no block left can reach the floor.
-// The blocks it never reaches cost a bound each: no row of them is read
-// past the high-rank rows, and no candidate of them is listed. A search
-// ranks its segments' blocks one at a time, best bound first across all
-// of them (Searcher.rankAllBlocks).
-func (s *Searcher) rankBlocks(ctx context.Context, p *plan, v *verifier, queue blockQueue, first int, q *compiled, si int, avgdl float64, top *topK, floor *scoreFloor, r *segResult) (blockQueue, error) {
-	seg := p.seg
-	bound := &p.planner.bound
-	live := seg.Live()
+// rankBlock ranks the best block of a byBlock plan's queue (queueBlocks):
+// it evaluates the block and scores its documents, unless its bound is
+// below the floor. It returns the blocks left, none when no block left can
+// reach the floor. The blocks never ranked cost a bound each: no row of
+// them is read past the high-rank rows, and no candidate of them is
+// listed. A search ranks its segments' blocks one at a time, best bound
+// first across all of them (Searcher.rankAllBlocks).
+func (s *Searcher) rankBlock(ctx context.Context, p *plan, v *verifier, queue blockQueue, q *compiled, si int, avgdl float64, top *topK, floor *scoreFloor, r *segResult) (blockQueue, error) {
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	if len(queue) == 0 || queue[0].bound < floor.get() {
+		return nil, nil
+	}
+	seg, bound, live := p.seg, &p.planner.bound, p.seg.Live()
 	var acc block
-	for n := 0; len(queue) > 0 && (first <= 0 || n < first); n++ {
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		if queue[0].bound < floor.get() {
-			return nil, nil
-		}
-		bl := queue.pop()
-		if !p.root.eval(bl.lo, &acc) {
-			continue
-		}
+	if bl := queue.pop(); p.root.eval(bl.lo, &acc) {
 		bound.of(bl.lo)
 		base := bl.lo * bitrow.BlockWords
 		docs := p.planner.docs[:0]

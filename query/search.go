@@ -253,10 +253,10 @@ type segResult struct {
 	later            segRest // what a ranked search left for match's second round
 }
 
-// segRest is a segment of a ranked search whose plan is ranked by blocks,
-// between the two rounds of match: its plan, held until rankAllBlocks
-// releases it, the plan's verifier and the blocks left to rank, best bound
-// first.
+// segRest is a segment of a ranked search whose plan is ranked by blocks
+// (rankBlock), between the two rounds of match: its plan, held until
+// rankAllBlocks releases it, the plan's verifier and the blocks left to
+// rank, best bound first.
 type segRest struct {
 	p     *plan
 	v     *verifier
@@ -455,7 +455,7 @@ func (s *Searcher) rankAllBlocks(ctx context.Context, st *queryState, top *topK)
 
 		r := &st.parts[i]
 		t0 := time.Now()
-		queue, err := s.rankBlocks(ctx, r.later.p, r.later.v, r.later.queue, 1, q, i, avgdl, top, &st.floor, r)
+		queue, err := s.rankBlock(ctx, r.later.p, r.later.v, r.later.queue, q, i, avgdl, top, &st.floor, r)
 		r.rank += time.Since(t0)
 		if err != nil || len(queue) == 0 {
 			r.err = err
