@@ -22,13 +22,9 @@ func TestListFreqs(t *testing.T) {
 		if round%4 == 0 {
 			n = 1 + rng.IntN(min(span, 20)) // sparse: plain lists
 		}
-		set := map[uint16]bool{}
-		for len(set) < n {
-			set[uint16(rng.IntN(span))] = true
-		}
-		var docs []uint16
-		for d := range set {
-			docs = append(docs, d)
+		docs := make([]uint16, n)
+		for i, d := range rng.Perm(span)[:n] {
+			docs[i] = uint16(d)
 		}
 		slices.Sort(docs)
 		tf := make([]byte, n)
