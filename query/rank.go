@@ -29,7 +29,7 @@ import (
 func (s *Searcher) rankCandidates(ctx context.Context, p *plan, v *verifier, c []int32, q *compiled, si int, avgdl float64, top *topK, floor *scoreFloor, r *segResult) error {
 	seg := p.seg
 	bound := &p.planner.bound
-	bound.reset(p, q, avgdl, len(c) < boundFrom && math.IsInf(floor.get(), -1))
+	bound.reset(p, q, len(c) < boundFrom && math.IsInf(floor.get(), -1))
 	one, oneWord := q.root.(*Term)
 	counted := 0
 	if oneWord {
@@ -167,9 +167,9 @@ func (s *Searcher) rankBlock(ctx context.Context, p *plan, v *verifier, queue bl
 
 // queueBlocks bounds every block of a byBlock plan that the matcher does
 // not rule out, in a queue that gives the best bound first.
-func queueBlocks(p *plan, q *compiled, avgdl float64) blockQueue {
+func queueBlocks(p *plan, q *compiled) blockQueue {
 	bound := &p.planner.bound
-	bound.reset(p, q, avgdl, false)
+	bound.reset(p, q, false)
 	nb := len(p.seg.Live()) / bitrow.BlockWords
 	blocks := p.planner.blocks[:0]
 	for b := p.root.next(0); b < nb; b = p.root.next(b + 1) {
@@ -362,8 +362,7 @@ type blockBound struct {
 	rows      [][2]int  // by scored term: its rank-0 rows' impacts, imps[from:to] (none for a list)
 	imps      [][]byte
 	boundless bool
-	a, b      float64 // k1·(1−b) and k1·b/avgdl
-	div       *boundDivisors
+	div       *boundDivisors // the Searcher's
 	rowBuf    []int
 	s, tf     []float64 // by scored term, in the block last bounded: the bound of s, the largest tf (+Inf: unknown)
 }
@@ -373,18 +372,18 @@ type blockBound struct {
 // by impact byte: so that a block's bound divides once a term, not twice a
 // row. A Searcher keeps them for its snapshot's average length.
 type boundDivisors struct {
-	tf    [impact.Max]float64 // 1 + k1·(1−b)/t, t = 1..Max−1
-	ratio [256]float64        // k1·b/avgdl / Ratio(q)
+	a, b  float64             // k1·(1−b) and k1·b/avgdl
+	tf    [impact.Max]float64 // 1 + a/t, t = 1..Max−1
+	ratio [256]float64        // b / Ratio(q)
 }
 
 func newBoundDivisors(avgdl float64) *boundDivisors {
-	d := new(boundDivisors)
-	a, b := bm25K1*(1-bm25B), bm25K1*bm25B/max(avgdl, 1e-9)
+	d := &boundDivisors{a: bm25K1 * (1 - bm25B), b: bm25K1 * bm25B / max(avgdl, 1e-9)}
 	for t := 1; t < impact.Max; t++ {
-		d.tf[t] = 1 + a/float64(t)
+		d.tf[t] = 1 + d.a/float64(t)
 	}
 	for q := range d.ratio {
-		d.ratio[q] = b / impact.Ratio(byte(q))
+		d.ratio[q] = d.b / impact.Ratio(byte(q))
 	}
 	return d
 }
@@ -395,9 +394,8 @@ const boundFrom = 64
 
 // reset prepares bb for a plan, keeping its memory; a boundless bound is
 // +Inf everywhere.
-func (bb *blockBound) reset(p *plan, q *compiled, avgdl float64, boundless bool) {
-	bb.a, bb.b, bb.boundless = bm25K1*(1-bm25B), bm25K1*bm25B/max(avgdl, 1e-9), boundless
-	bb.div = p.planner.s.divisors
+func (bb *blockBound) reset(p *plan, q *compiled, boundless bool) {
+	bb.boundless, bb.div = boundless, p.planner.s.divisors
 	bb.idf, bb.rows, bb.imps = bb.idf[:0], bb.rows[:0], bb.imps[:0]
 	if boundless {
 		return
@@ -458,7 +456,7 @@ func (bb *blockBound) docBound(dl int) float64 {
 	for i, idf := range bb.idf {
 		s := bb.s[i]
 		if tf := bb.tf[i]; !math.IsInf(tf, 1) {
-			s = min(s, tf/(tf+bb.a+bb.b*float64(dl)))
+			s = min(s, tf/(tf+bb.div.a+bb.div.b*float64(dl)))
 		}
 		bound += idf * (bm25K1 + 1) * s
 	}

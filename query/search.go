@@ -280,7 +280,7 @@ type queryState struct {
 	floor   scoreFloor
 	// segQueue is the segments whose blocks are left to rank, by their
 	// best bound (rankAllBlocks), guarded by mu; lo is a segment's index.
-	segQueue []candBlock
+	segQueue blockQueue
 	mu       sync.Mutex
 }
 
@@ -422,15 +422,14 @@ func (s *Searcher) searchSegments(ctx context.Context, st *queryState, k int, ca
 // queueSegments puts the segments whose blocks are left to rank in
 // st.segQueue, best block first, and returns how many there are.
 func (st *queryState) queueSegments() int {
-	segs := blockQueue(st.segQueue[:0])
+	st.segQueue = st.segQueue[:0]
 	for i := range st.parts {
 		if r := &st.parts[i].later; len(r.queue) > 0 {
-			segs = append(segs, candBlock{lo: i, bound: r.queue[0].bound})
+			st.segQueue = append(st.segQueue, candBlock{lo: i, bound: r.queue[0].bound})
 		}
 	}
-	segs.init()
-	st.segQueue = segs
-	return len(segs)
+	st.segQueue.init()
+	return len(st.segQueue)
 }
 
 // rankAllBlocks ranks blocks of the segments ranked by blocks, best bound
@@ -444,13 +443,11 @@ func (s *Searcher) rankAllBlocks(ctx context.Context, st *queryState, top *topK)
 	q, avgdl := &st.c, s.ix.AvgDocLen()
 	for {
 		st.mu.Lock()
-		segs := blockQueue(st.segQueue)
-		if len(segs) == 0 {
+		if len(st.segQueue) == 0 {
 			st.mu.Unlock()
 			return
 		}
-		i := segs.pop().lo
-		st.segQueue = segs
+		i := st.segQueue.pop().lo
 		st.mu.Unlock()
 
 		r := &st.parts[i]
@@ -465,9 +462,7 @@ func (s *Searcher) rankAllBlocks(ctx context.Context, st *queryState, top *topK)
 		}
 		r.later.queue = queue
 		st.mu.Lock()
-		segs = blockQueue(st.segQueue)
-		segs.push(candBlock{lo: i, bound: queue[0].bound})
-		st.segQueue = segs
+		st.segQueue.push(candBlock{lo: i, bound: queue[0].bound})
 		st.mu.Unlock()
 	}
 }
@@ -585,7 +580,7 @@ func (s *Searcher) searchSegment(ctx context.Context, seg *segment.Segment, si i
 	if k > 0 && byBlock(p) {
 		r.hits, _ = quickCount(p)
 		r.candidates = r.hits
-		if queue := queueBlocks(p, q, avgdl); len(queue) > 0 {
+		if queue := queueBlocks(p, q); len(queue) > 0 {
 			r.later = segRest{p: p, v: newVerifier(p, an), queue: queue}
 		} else {
 			p.release()
