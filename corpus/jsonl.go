@@ -3,11 +3,12 @@ package corpus
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"strconv"
+
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 // ReadJSONL reads documents from JSONL text, one JSON object per line (see the
@@ -22,6 +23,7 @@ func ReadJSONL(r io.Reader, name string, fn func(Document) error) (Stats, error)
 	var st Stats
 	br := bufio.NewReaderSize(r, 64<<10)
 	seen := make(map[string]struct{})
+	var lp lineParser
 	var line []byte // reused: holds the current line, however long
 	for {
 		var err error
@@ -39,7 +41,7 @@ func ReadJSONL(r io.Reader, name string, fn func(Document) error) (Stats, error)
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
-		d, reason, detail := parseLine(line, name, st.Lines)
+		d, reason, detail := lp.parse(line, name, st.Lines)
 		if reason == "" {
 			if _, dup := seen[d.Key]; dup {
 				reason, detail = SkipDuplicateID, fmt.Sprintf("id %q first seen on an earlier line", d.Key)
@@ -77,85 +79,158 @@ func readLine(br *bufio.Reader, buf []byte) ([]byte, error) {
 	}
 }
 
-// parseLine decodes one non-blank line. On failure it returns the skip reason
+// lineParser decodes JSONL lines in one pass each: a reused jsontext
+// decoder validates the line while it reads the object's members, keeping
+// the raw values of the four fields a document uses (the last of a name
+// given twice, as encoding/json would), and the strings are unquoted once,
+// the body straight into the document's text.
+type lineParser struct {
+	buf  bytes.Buffer
+	dec  jsontext.Decoder
+	id   jsontext.Value
+	raws [4]jsontext.Value // title, body, text; id is kept apart
+	str  []byte
+}
+
+// jsonlOptions make the decoder accept what encoding/json accepts: a
+// repeated member name (the last one counts) and invalid UTF-8 in strings
+// (each bad byte becomes U+FFFD).
+var jsonlOptions = []jsontext.Options{jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true)}
+
+// The fields of a line's object that make a document.
+const (
+	fieldTitle = iota
+	fieldBody
+	fieldText
+	fieldID
+)
+
+// parse decodes one non-blank line. On failure it returns the skip reason
 // and a message.
-func parseLine(line []byte, name string, lineno int) (Document, SkipReason, string) {
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(line, &fields); err != nil {
-		var ute *json.UnmarshalTypeError
-		if errors.As(err, &ute) {
+func (lp *lineParser) parse(line []byte, name string, lineno int) (Document, SkipReason, string) {
+	lp.buf = *bytes.NewBuffer(line)
+	lp.dec.Reset(&lp.buf, jsonlOptions...)
+	lp.raws = [4]jsontext.Value{}
+	if err := lp.members(); err != nil {
+		if err == errNotObject {
 			return Document{}, SkipBadJSON, "not a JSON object"
 		}
 		return Document{}, SkipBadJSON, err.Error()
 	}
-	if fields == nil { // the line is JSON null
-		return Document{}, SkipBadJSON, "not a JSON object"
-	}
 
-	key, err := jsonID(fields["id"])
+	key, err := lp.jsonID(lp.raws[fieldID])
 	if err != nil {
 		return Document{}, SkipBadField, err.Error()
 	}
 	if key == "" {
 		key = name + ":" + strconv.Itoa(lineno)
 	}
-	title, _, err := jsonString("title", fields["title"])
-	if err != nil {
-		return Document{}, SkipBadField, err.Error()
+	var title string
+	if raw := lp.raws[fieldTitle]; isString(raw) {
+		lp.str, _ = jsontext.AppendUnquote(lp.str[:0], raw)
+		title = string(lp.str)
+	} else if raw != nil {
+		return Document{}, SkipBadField, fmt.Sprintf("title is %s, not a string", jsonKind(raw))
 	}
-	body, ok, err := jsonString("body", fields["body"])
-	if err != nil {
-		return Document{}, SkipBadField, err.Error()
-	}
-	if !ok {
-		if body, ok, err = jsonString("text", fields["text"]); err != nil {
-			return Document{}, SkipBadField, err.Error()
+	body := lp.raws[fieldBody]
+	if !isString(body) {
+		if body != nil {
+			return Document{}, SkipBadField, fmt.Sprintf("body is %s, not a string", jsonKind(body))
+		}
+		if body = lp.raws[fieldText]; body != nil && !isString(body) {
+			return Document{}, SkipBadField, fmt.Sprintf("text is %s, not a string", jsonKind(body))
 		}
 	}
-	if !ok {
+	if body == nil {
 		return Document{}, SkipNoBody, "no body or text field"
 	}
+	// The unquoted body is at most as long as its literal.
 	text := make([]byte, 0, len(title)+1+len(body))
 	text = append(text, title...)
 	text = append(text, '\n')
-	text = append(text, body...)
+	// The decoder has validated the literal: the only error left is
+	// invalid UTF-8, which AppendUnquote has replaced as encoding/json does.
+	text, _ = jsontext.AppendUnquote(text, body)
 	return Document{Key: key, Title: title, Text: text, Size: int64(len(text))}, "", ""
 }
 
-// jsonString decodes an optional string field; ok is false if it is absent
-// or null.
-func jsonString(field string, raw json.RawMessage) (s string, ok bool, err error) {
-	if raw == nil || string(raw) == "null" {
-		return "", false, nil
+var errNotObject = errors.New("not a JSON object")
+
+// members reads the line's object, keeping the raw values of its fields
+// in lp.raws (null as nil: an absent field), and checks that nothing but
+// white space follows it.
+func (lp *lineParser) members() error {
+	d := &lp.dec
+	if d.PeekKind() != '{' {
+		if _, err := d.ReadValue(); err != nil {
+			return err
+		}
+		return errNotObject
 	}
-	if raw[0] != '"' {
-		return "", false, fmt.Errorf("%s is %s, not a string", field, jsonKind(raw))
+	if _, err := d.ReadToken(); err != nil {
+		return err
 	}
-	if err := json.Unmarshal(raw, &s); err != nil {
-		return "", false, fmt.Errorf("%s: %w", field, err)
+	for d.PeekKind() != '}' {
+		tok, err := d.ReadToken()
+		if err != nil {
+			return err
+		}
+		f := -1
+		switch tok.String() {
+		case "id":
+			f = fieldID
+		case "title":
+			f = fieldTitle
+		case "body":
+			f = fieldBody
+		case "text":
+			f = fieldText
+		}
+		if f < 0 {
+			if err := d.SkipValue(); err != nil {
+				return err
+			}
+			continue
+		}
+		v, err := d.ReadValue()
+		if err != nil {
+			return err
+		}
+		if v.Kind() == 'n' {
+			v = nil
+		}
+		lp.raws[f] = v
 	}
-	return s, true, nil
+	if _, err := d.ReadToken(); err != nil {
+		return err
+	}
+	if _, err := d.ReadToken(); err != io.EOF {
+		if err == nil {
+			return errors.New("more than one JSON value on the line")
+		}
+		return err
+	}
+	return nil
 }
+
+func isString(raw jsontext.Value) bool { return len(raw) > 0 && raw[0] == '"' }
 
 // jsonID decodes the id field: a string, or a number kept as written. An
 // absent or null id is "".
-func jsonID(raw json.RawMessage) (string, error) {
+func (lp *lineParser) jsonID(raw jsontext.Value) (string, error) {
 	switch {
-	case raw == nil || string(raw) == "null":
+	case raw == nil:
 		return "", nil
 	case raw[0] == '"':
-		var s string
-		if err := json.Unmarshal(raw, &s); err != nil {
-			return "", fmt.Errorf("id: %w", err)
-		}
-		return s, nil
+		lp.str, _ = jsontext.AppendUnquote(lp.str[:0], raw)
+		return string(lp.str), nil
 	case raw[0] == '-' || raw[0] >= '0' && raw[0] <= '9':
-		return string(raw), nil // json.Unmarshal has validated it as a number
+		return string(raw), nil // the decoder has validated it as a number
 	}
 	return "", fmt.Errorf("id is %s, not a string or a number", jsonKind(raw))
 }
 
-func jsonKind(raw json.RawMessage) string {
+func jsonKind(raw jsontext.Value) string {
 	switch raw[0] {
 	case '{':
 		return "an object"

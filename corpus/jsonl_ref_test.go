@@ -1,0 +1,123 @@
+package corpus
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"strconv"
+	"testing"
+)
+
+// FuzzParseLineMatchesEncodingJSON checks the one-pass line parser against
+// the plain reading of a line with encoding/json (refParseLine): the same
+// document, or the same skip reason, for every line.
+func FuzzParseLineMatchesEncodingJSON(f *testing.F) {
+	for _, s := range []string{
+		`{"id": "a", "title": "T", "body": "b"}`,
+		`{"id": 12.5e3, "text": "x\u00e9\ud83d\ude00"}`,
+		`{"id": "a", "body": "first", "body": "last", "title": null}`,
+		`{"id": "x", "body": null, "text": 5}`,
+		`{"id": "two"} {"id": "objects"}`,
+		"{\"body\": \"\xff\\ud800 \\udc00\\ud800x\"}",
+		`{"b\u006fdy": "escaped name", "extra": [1, {"a": null}]}`,
+		`["an", "array"]`, `null`, `"s"`, `{"id": true, "body": "x"}`, `{"body": "unterminated`,
+		`{"id": -0, "body": ""}   `, `{"id": 01, "body": ""}`, `{"body": "a\tb"}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, line []byte) {
+		if bytes.IndexByte(line, '\n') >= 0 {
+			return
+		}
+		var lp lineParser
+		got, gotReason, gotDetail := lp.parse(line, "f", 7)
+		want, wantReason, _ := refParseLine(line, "f", 7)
+		if gotReason != wantReason || !reflect.DeepEqual(got, want) {
+			t.Fatalf("line %q:\n got %+v %q (%s)\nwant %+v %q", line, got, gotReason, gotDetail, want, wantReason)
+		}
+		if gotReason != "" && gotDetail == "" {
+			t.Fatalf("line %q: skipped as %s without a detail", line, gotReason)
+		}
+	})
+}
+
+// refParseLine reads a line as ReadJSONL did with encoding/json: into a map
+// of raw members, each string field decoded again on its own.
+func refParseLine(line []byte, name string, lineno int) (Document, SkipReason, string) {
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(line, &fields); err != nil {
+		var ute *json.UnmarshalTypeError
+		if errors.As(err, &ute) {
+			return Document{}, SkipBadJSON, "not a JSON object"
+		}
+		return Document{}, SkipBadJSON, err.Error()
+	}
+	if fields == nil { // the line is JSON null
+		return Document{}, SkipBadJSON, "not a JSON object"
+	}
+
+	key, err := refJSONID(fields["id"])
+	if err != nil {
+		return Document{}, SkipBadField, err.Error()
+	}
+	if key == "" {
+		key = name + ":" + strconv.Itoa(lineno)
+	}
+	title, _, err := refJSONString("title", fields["title"])
+	if err != nil {
+		return Document{}, SkipBadField, err.Error()
+	}
+	body, ok, err := refJSONString("body", fields["body"])
+	if err != nil {
+		return Document{}, SkipBadField, err.Error()
+	}
+	if !ok {
+		if body, ok, err = refJSONString("text", fields["text"]); err != nil {
+			return Document{}, SkipBadField, err.Error()
+		}
+	}
+	if !ok {
+		return Document{}, SkipNoBody, "no body or text field"
+	}
+	text := make([]byte, 0, len(title)+1+len(body))
+	text = append(text, title...)
+	text = append(text, '\n')
+	text = append(text, body...)
+	return Document{Key: key, Title: title, Text: text, Size: int64(len(text))}, "", ""
+}
+
+// jsonString decodes an optional string field; ok is false if it is absent
+// or null.
+func refJSONString(field string, raw json.RawMessage) (s string, ok bool, err error) {
+	if raw == nil || string(raw) == "null" {
+		return "", false, nil
+	}
+	if raw[0] != '"' {
+		return "", false, fmt.Errorf("%s is %s, not a string", field, jsonKind([]byte(raw)))
+	}
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return "", false, fmt.Errorf("%s: %w", field, err)
+	}
+	return s, true, nil
+}
+
+// jsonID decodes the id field: a string, or a number kept as written. An
+// absent or null id is "".
+func refJSONID(raw json.RawMessage) (string, error) {
+	switch {
+	case raw == nil || string(raw) == "null":
+		return "", nil
+	case raw[0] == '"':
+		var s string
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return "", fmt.Errorf("id: %w", err)
+		}
+		return s, nil
+	case raw[0] == '-' || raw[0] >= '0' && raw[0] <= '9':
+		return string(raw), nil // json.Unmarshal has validated it as a number
+	}
+	return "", fmt.Errorf("id is %s, not a string or a number", jsonKind([]byte(raw)))
+}
+
