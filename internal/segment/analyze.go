@@ -5,28 +5,22 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/bitsieve/bitsieve/internal/strcache"
 	"github.com/bitsieve/bitsieve/tokenize"
 	"github.com/cespare/xxhash/v2"
 )
-
-// internSize is the size of each generation of the terms an analysis
-// goroutine interns (internal/strcache): buffered documents share one copy of
-// each term in use, and a corpus of millions of distinct words, as source
-// code has, cannot grow the writer's memory without end.
-const internSize = 1 << 16
 
 // maxKeptTokens bounds the per-token buffers an analysis goroutine keeps
 // between documents.
 const maxKeptTokens = 1 << 16
 
-// Analysis is one analysis goroutine's state: its analyzer, the terms it
-// interns, and buffers reused from one document to the next. It keeps 8
+// Analysis is one analysis goroutine's state: its analyzer and buffers
+// reused from one document to the next. A document's terms are the
+// analyzer's strings: its stem cache hands out one copy of a term for each
+// surface form in use, which buffered documents share. It keeps 8
 // bytes per token of a document (its term and position) while it is
 // analyzed, so that a text of millions of words costs tens of megabytes.
 type Analysis struct {
 	a         *tokenize.Analyzer
-	words     *strcache.Cache
 	ids       map[string]uint32 // the document's terms → their order of first occurrence
 	terms     []string          // by order of first occurrence
 	counts    []uint32          // their frequencies
@@ -41,7 +35,7 @@ type Analysis struct {
 // NewAnalysis returns an analysis with the analyzer of language lang
 // (tokenize.New).
 func NewAnalysis(lang string) *Analysis {
-	return &Analysis{a: tokenize.MustNew(lang), words: strcache.New(internSize), ids: map[string]uint32{}}
+	return &Analysis{a: tokenize.MustNew(lang), ids: map[string]uint32{}}
 }
 
 // Analyze analyzes d.Text into the rest of d: its distinct terms sorted,
@@ -71,10 +65,9 @@ func (an *Analysis) Analyze(d *Doc) {
 		an.sorted = append(an.sorted, uint32(i))
 	}
 	slices.SortFunc(an.sorted, func(x, y uint32) int { return strings.Compare(an.terms[x], an.terms[y]) })
-	// Buffered documents share one copy of each term in use.
 	tf := make([]TermFreq, len(an.sorted))
 	for k, i := range an.sorted {
-		tf[k] = TermFreq{an.words.Intern(an.terms[i]), an.counts[i]}
+		tf[k] = TermFreq{an.terms[i], an.counts[i]}
 		an.local[i] = uint32(k)
 	}
 	for i, id := range an.toks {

@@ -1,7 +1,6 @@
 // Package strcache is a bounded map from strings to strings that keeps the
-// entries in use: the stem cache of an analyzer and the term interning of
-// the index writer, both of which see a vocabulary that grows without end
-// on a large corpus.
+// entries in use: the stem cache of an analyzer, which sees a vocabulary
+// that grows without end on a large corpus.
 //
 // Entries live in two generations. New entries go into the young one; when
 // it is full it becomes the old one and the previous old one is dropped. A
@@ -34,20 +33,6 @@ func (c *Cache) Get(k []byte) (string, bool) {
 		c.Put(string(k), v)
 	}
 	return v, ok
-}
-
-// Intern returns the cached copy of s, storing s if there is none, so that
-// equal strings share one copy of their bytes.
-func (c *Cache) Intern(s string) string {
-	if v, ok := c.young[s]; ok {
-		return v
-	}
-	if v, ok := c.old[s]; ok {
-		c.Put(v, v)
-		return v
-	}
-	c.Put(s, s)
-	return s
 }
 
 // Put stores v under k in the young generation, turning the generations

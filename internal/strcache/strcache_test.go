@@ -3,7 +3,6 @@ package strcache
 import (
 	"strconv"
 	"testing"
-	"unsafe"
 )
 
 func TestBounded(t *testing.T) {
@@ -27,20 +26,5 @@ func TestKeepsWhatIsUsed(t *testing.T) {
 	}
 	if _, ok := c.Get([]byte("5")); ok {
 		t.Errorf("an entry used once is still held 10,000 puts later")
-	}
-}
-
-func TestIntern(t *testing.T) {
-	c := New(4)
-	a := c.Intern(string([]byte("word")))
-	for i := 0; i < 20; i++ {
-		c.Intern(strconv.Itoa(i))
-		b := c.Intern(string([]byte("word")))
-		if b != "word" {
-			t.Fatalf("Intern(word) = %q", b)
-		}
-		if unsafe.StringData(a) != unsafe.StringData(b) {
-			t.Fatalf("round %d: Intern returned a second copy of a string it holds", i)
-		}
 	}
 }
