@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 
 	"github.com/go-json-experiment/json/jsontext"
 )
@@ -84,12 +85,16 @@ func readLine(br *bufio.Reader, buf []byte) ([]byte, error) {
 // the raw values of the four fields a document uses (the last of a name
 // given twice, as encoding/json would), and the strings are unquoted once,
 // the body straight into the document's text.
+//
+// The raw values are slices of the line itself: a decoder reading a
+// bytes.Buffer takes all its bytes at once and parses them in place,
+// without moving or overwriting them, so a value stays valid after the
+// reads that follow it.
 type lineParser struct {
 	buf  bytes.Buffer
 	dec  jsontext.Decoder
-	id   jsontext.Value
-	raws [4]jsontext.Value // title, body, text; id is kept apart
-	str  []byte
+	raws [4]jsontext.Value // by field (fieldTitle...); nil when absent or null
+	str  []byte            // scratch for the unquoted title and id
 }
 
 // jsonlOptions make the decoder accept what encoding/json accepts: a
@@ -112,10 +117,9 @@ func (lp *lineParser) parse(line []byte, name string, lineno int) (Document, Ski
 	lp.dec.Reset(&lp.buf, jsonlOptions...)
 	lp.raws = [4]jsontext.Value{}
 	if err := lp.members(); err != nil {
-		if err == errNotObject {
-			return Document{}, SkipBadJSON, "not a JSON object"
-		}
-		return Document{}, SkipBadJSON, err.Error()
+		// The decoder's message says what and where (a byte offset, the
+		// member), after its package's name.
+		return Document{}, SkipBadJSON, strings.TrimPrefix(err.Error(), "jsontext: ")
 	}
 
 	key, err := lp.jsonID(lp.raws[fieldID])

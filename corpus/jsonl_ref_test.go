@@ -5,14 +5,18 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"reflect"
 	"strconv"
 	"testing"
+
+	"github.com/klauspost/compress/zstd"
 )
 
 // FuzzParseLineMatchesEncodingJSON checks the one-pass line parser against
 // the plain reading of a line with encoding/json (refParseLine): the same
-// document, or the same skip reason, for every line.
+// document, or the same skip reason, for every line, read by a parser that
+// has read another line before it (nothing of that line may carry over).
 func FuzzParseLineMatchesEncodingJSON(f *testing.F) {
 	for _, s := range []string{
 		`{"id": "a", "title": "T", "body": "b"}`,
@@ -32,6 +36,7 @@ func FuzzParseLineMatchesEncodingJSON(f *testing.F) {
 			return
 		}
 		var lp lineParser
+		lp.parse([]byte(`{"id": "before", "title": "T", "body": "B", "text": "X"}`), "f", 6)
 		got, gotReason, gotDetail := lp.parse(line, "f", 7)
 		want, wantReason, _ := refParseLine(line, "f", 7)
 		if gotReason != wantReason || !reflect.DeepEqual(got, want) {
@@ -121,3 +126,42 @@ func refJSONID(raw json.RawMessage) (string, error) {
 	return "", fmt.Errorf("id is %s, not a string or a number", jsonKind([]byte(raw)))
 }
 
+// sampleJSONL is the embedded sample corpus, decompressed.
+func sampleJSONL(b *testing.B) []byte {
+	zr, err := zstd.NewReader(bytes.NewReader(sampleZst))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer zr.Close()
+	data, err := io.ReadAll(zr)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return data
+}
+
+// BenchmarkReadJSONL reads the sample corpus's JSONL from memory into
+// documents: ReadJSONL with its one-pass parser, and the encoding/json
+// reading that parser replaced (refParseLine, on the lines alone, without
+// ReadJSONL's line reading and duplicate check).
+func BenchmarkReadJSONL(b *testing.B) {
+	data := sampleJSONL(b)
+	b.Run("jsontext", func(b *testing.B) {
+		b.SetBytes(int64(len(data)))
+		for b.Loop() {
+			if _, err := ReadJSONL(bytes.NewReader(data), "bench", func(Document) error { return nil }); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("encoding-json", func(b *testing.B) {
+		b.SetBytes(int64(len(data)))
+		for b.Loop() {
+			for line := range bytes.Lines(data) {
+				if _, reason, detail := refParseLine(bytes.TrimSuffix(line, []byte("\n")), "bench", 1); reason != "" {
+					b.Fatal(reason, detail)
+				}
+			}
+		}
+	})
+}
