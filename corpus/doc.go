@@ -119,11 +119,14 @@
 // invalid JSON, 1e3 stays "1e3"); a line without an id, or with a null or
 // empty one, is keyed "<name>:<line>", name being the name given to ReadJSONL
 // (Read passes the file's base name) and line its 1-based line number. "title"
-// is optional. Other fields are ignored. Field names are matched exactly.
-// The document's Text is title + "\n" + body, its Size is len(Text).
+// is optional. Other fields are ignored. Field names are matched exactly; a
+// name given twice counts once, with its last value. Invalid UTF-8 in a
+// string becomes U+FFFD. The document's Text is title + "\n" + body, its
+// Size is len(Text).
 //
 // A line that is not a JSON object, has a field of the wrong type, has no body,
-// or repeats an id already seen is skipped and reported with its line number;
+// or repeats an id already seen is skipped and reported with its line number
+// (and, for malformed JSON, the byte offset where it goes wrong);
 // the first document with a given id wins (the reader keeps the set of ids
 // seen, in memory proportional to their total length). Lines may be of any length: the
 // reader holds one line at a time, however long, and never more.
