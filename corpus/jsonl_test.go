@@ -119,6 +119,10 @@ func TestReadJSONLBadLines(t *testing.T) {
 	if s := st.Skipped[0].String(); !strings.HasPrefix(s, "bad.jsonl:2: bad-json: ") {
 		t.Errorf("Skip.String() = %q", s)
 	}
+	// A malformed line's report says where it goes wrong.
+	if d := st.Skipped[0].Detail; !strings.Contains(d, `"/body"`) || !strings.Contains(d, "offset 38") {
+		t.Errorf("detail of the unterminated body = %q, want its member and byte offset", d)
+	}
 }
 
 func TestReadJSONLInvalidUTF8(t *testing.T) {
