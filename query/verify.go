@@ -18,7 +18,6 @@ type verifier struct {
 	posr   *segment.PositionReader
 	pos    [][]uint32 // by slot: positions in posDoc
 	posDoc int
-	seen   byte // what ahead read
 }
 
 // newVerifier returns the plan's verifier, reusing its planner's memory
@@ -37,17 +36,30 @@ func newVerifier(p *plan, an *tokenize.Analyzer) *verifier {
 	return v
 }
 
-// readAhead is how many candidates' forward entries ahead reads at a time.
-const readAhead = 16
+// readAhead is how many candidates ahead of the one looked up ahead keeps
+// the forward entries prefetched; their offsets are prefetched twice as
+// far ahead.
+const readAhead = 8
 
-// ahead reads the forward entries of docs[i:i+readAhead] into cache when i
-// is a multiple of readAhead, before docs[i] is looked up: the loads of
-// those documents then overlap (segment.TouchForward), where lookup after
-// lookup would wait for each document's offset and then its entry. A loop
-// over candidates whose forward entries it reads calls it at each one.
+// ahead prefetches, before docs[i] is looked up, the forward entry of
+// docs[i+readAhead] and the offset of docs[i+2·readAhead] (at the first,
+// those of all the documents before them), so that the cache misses of the
+// next candidates overlap the lookups of this one, where lookup after
+// lookup would wait for each document's offset and then its entry
+// (segment.PrefetchForward). A loop over candidates whose forward entries
+// it reads calls it at each one.
 func (v *verifier) ahead(docs []int32, i int) {
-	if i%readAhead == 0 && len(docs)-i > 1 { // one alone has nothing to overlap
-		v.seen ^= v.p.seg.TouchForward(docs[i:min(i+readAhead, len(docs))])
+	seg := v.p.seg
+	if i == 0 {
+		seg.PrefetchForwardOffsets(docs[:min(2*readAhead+1, len(docs))])
+		seg.PrefetchForward(docs[:min(readAhead+1, len(docs))])
+		return
+	}
+	if j := i + 2*readAhead; j < len(docs) {
+		seg.PrefetchForwardOffsets(docs[j : j+1])
+	}
+	if j := i + readAhead; j < len(docs) {
+		seg.PrefetchForward(docs[j : j+1])
 	}
 }
 

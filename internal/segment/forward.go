@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 
+	"github.com/bitsieve/bitsieve/internal/prefetch"
 	"github.com/bitsieve/bitsieve/internal/sectioned"
 )
 
@@ -321,25 +322,30 @@ func (s *Segment) ForwardLookup(doc int, ids []TermID, tf []uint32) error {
 	return nil
 }
 
-// TouchForward reads the first touchBytes of the forward entries of docs, a
-// byte a cache line, so that the lookups that follow find them in cache:
-// the loads of independent documents overlap, where one lookup after
-// another waits for each document's offset, then its entry's head, then
-// the pairs a skip leads to. It returns a value made of the bytes read,
-// which a caller may ignore.
-func (s *Segment) TouchForward(docs []int32) byte {
-	var x byte
+// PrefetchForward prefetches the first touchBytes of the forward entries of
+// docs, so that the lookups that follow find them in cache: the loads of
+// independent documents overlap, where one lookup after another waits for
+// each document's offset, then its entry's head, then the pairs a skip
+// leads to. Only the offsets are read; the entries are not waited for.
+func (s *Segment) PrefetchForward(docs []int32) {
 	for _, d := range docs {
 		off := s.fwdOff[d]
-		end := min(s.fwdOff[d+1], off+touchBytes, uint64(len(s.fwd)))
-		for ; off < end; off += 64 {
-			x ^= s.fwd[off]
+		if end := min(s.fwdOff[d+1], off+touchBytes, uint64(len(s.fwd))); off < end {
+			prefetch.Range(s.fwd[off:end])
 		}
 	}
-	return x
 }
 
-// touchBytes is how much of an entry TouchForward reads: the whole entry of
+// PrefetchForwardOffsets prefetches where the forward entries of docs
+// start, for a PrefetchForward of them to come: the offset of a document
+// among sparse candidates is a cache miss of its own.
+func (s *Segment) PrefetchForwardOffsets(docs []int32) {
+	for _, d := range docs {
+		prefetch.Words(s.fwdOff[d : d+2])
+	}
+}
+
+// touchBytes is how much of an entry PrefetchForward asks for: the whole entry of
 // most documents (four cache lines hold about a hundred terms), and never
 // more than a few lines of a long one.
 const touchBytes = 256

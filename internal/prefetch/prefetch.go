@@ -1,0 +1,11 @@
+// Package prefetch asks the processor to bring memory into its caches
+// without waiting for it. A loop that will read scattered places soon (the
+// forward entries of the next candidates, say) prefetches them first, so
+// that their cache misses overlap one another and the work in between,
+// where plain loads would hold the processor at each miss it cannot hide.
+//
+// A prefetch is a hint: it never faults, changes no memory and may be
+// dropped, so it cannot change what a program computes, only how long the
+// reads after it wait. On amd64 it is PREFETCHT0 and on arm64 PRFM
+// PLDL1KEEP; elsewhere the functions do nothing.
+package prefetch

@@ -1,0 +1,11 @@
+//go:build !amd64 && !arm64
+
+package prefetch
+
+// Range prefetches every cache line that holds a byte of b, into all levels
+// of the cache; on this architecture it does nothing.
+func Range(b []byte) {}
+
+// Words prefetches every cache line that holds a word of w, into all levels
+// of the cache; on this architecture it does nothing.
+func Words(w []uint64) {}
