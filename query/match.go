@@ -5,6 +5,7 @@ import (
 
 	"github.com/bitsieve/bitsieve/internal/bitrow"
 	"github.com/bitsieve/bitsieve/internal/doclist"
+	"github.com/bitsieve/bitsieve/internal/prefetch"
 	"github.com/bitsieve/bitsieve/internal/segment"
 )
 
@@ -128,6 +129,41 @@ func andRows(rows [][]uint64, base int, out *block, loads *int64) bool {
 		*loads++
 	}
 	return andRowsInto(rows[1:], base, out, loads)
+}
+
+// prefetchable reports whether the block after the one being evaluated may
+// be found first, so that its rows are prefetched while this one is read:
+// when no node of the tree has a list, whose cursor must be asked for
+// blocks in ascending order.
+func (n *pnode) prefetchable() bool {
+	if n.kind == kRows {
+		return len(n.lists) == 0
+	}
+	for _, k := range n.kids {
+		if !k.prefetchable() {
+			return false
+		}
+	}
+	for _, k := range n.negs {
+		if !k.prefetchable() {
+			return false
+		}
+	}
+	return true
+}
+
+// prefetch asks for block b of the rank-0 rows that eval will read.
+func (n *pnode) prefetch(b int) {
+	if n.kind == kRows {
+		base := b * bitrow.BlockWords
+		for _, r := range n.rows {
+			prefetch.Words(r[base : base+bitrow.BlockWords])
+		}
+		return
+	}
+	for _, k := range n.kids {
+		k.prefetch(b)
+	}
 }
 
 // andRowsInto ANDs one block of every row into out, stopping at zero.
@@ -418,8 +454,18 @@ func (p *plan) match(emit func(doc int)) {
 	live := p.seg.Live()
 	var acc block
 	blocks := len(live) / bitrow.BlockWords
-	for b := p.root.next(0); b < blocks; b = p.root.next(b + 1) {
-		if !p.root.eval(b, &acc) {
+	ahead := p.root.prefetchable()
+	for b, nb := p.root.next(0), 0; b < blocks; b = nb {
+		if ahead {
+			if nb = p.root.next(b + 1); nb < blocks {
+				p.root.prefetch(nb)
+			}
+		}
+		ok := p.root.eval(b, &acc)
+		if !ahead {
+			nb = p.root.next(b + 1)
+		}
+		if !ok {
 			continue
 		}
 		if p.root.loads != nil {
@@ -443,8 +489,18 @@ func (p *plan) count() int {
 	var acc block
 	n := 0
 	blocks := len(live) / bitrow.BlockWords
-	for b := p.root.next(0); b < blocks; b = p.root.next(b + 1) {
-		if !p.root.eval(b, &acc) {
+	ahead := p.root.prefetchable()
+	for b, nb := p.root.next(0), 0; b < blocks; b = nb {
+		if ahead {
+			if nb = p.root.next(b + 1); nb < blocks {
+				p.root.prefetch(nb)
+			}
+		}
+		ok := p.root.eval(b, &acc)
+		if !ahead {
+			nb = p.root.next(b + 1)
+		}
+		if !ok {
 			continue
 		}
 		base := b * bitrow.BlockWords

@@ -129,7 +129,11 @@ func (s *Searcher) rankBlock(ctx context.Context, p *plan, v *verifier, queue bl
 	}
 	seg, bound, live := p.seg, &p.planner.bound, p.seg.Live()
 	var acc block
-	if bl := queue.pop(); p.root.eval(bl.lo, &acc) {
+	bl := queue.pop()
+	if len(queue) > 0 {
+		p.root.prefetch(queue[0].lo) // most likely the next block of this segment ranked
+	}
+	if p.root.eval(bl.lo, &acc) {
 		bound.of(bl.lo)
 		base := bl.lo * bitrow.BlockWords
 		docs := p.planner.docs[:0]
