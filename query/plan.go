@@ -278,7 +278,8 @@ func (p *planner) scoreTerm(ti, slot int) {
 	p.score = append(p.score, scoreSlot{slot: slot, term: ti})
 }
 
-// leaf builds a kRows node for terms that must all be present.
+// leaf builds a kRows node for terms that must all be present; its inputs
+// are left unordered, for finishRows once the node is complete.
 func (p *planner) leaf(terms []string, negated bool, q *compiled) *pnode {
 	n := p.node(kRows, true, 1)
 	for _, t := range terms {
@@ -323,7 +324,6 @@ func (p *planner) leaf(terms []string, negated bool, q *compiled) *pnode {
 			}
 		}
 	}
-	p.finishRows(n)
 	return n
 }
 
@@ -332,7 +332,6 @@ func (p *planner) leaf(terms []string, negated bool, q *compiled) *pnode {
 // rows; index.Params.PairK), so that its candidates hold its pairs, not
 // only its words.
 func (p *planner) pairRows(n *pnode, x *Phrase, q *compiled) {
-	added := false
 	for j := 1; j < len(x.Terms); j++ {
 		if x.Offsets[j] != x.Offsets[j-1]+1 {
 			continue
@@ -346,14 +345,18 @@ func (p *planner) pairRows(n *pnode, x *Phrase, q *compiled) {
 		for _, r := range p.rowBuf {
 			if !slices.Contains(n.rowIdx, r) {
 				n.rowIdx = append(n.rowIdx, r)
-				added = true
 			}
 		}
 		n.pairs++
 	}
-	if added {
+}
+
+// finished returns n after finishRows, when it is a kRows node.
+func (p *planner) finished(n *pnode) *pnode {
+	if n.kind == kRows {
 		p.finishRows(n)
 	}
+	return n
 }
 
 // finishRows orders a kRows node's inputs sparsest first and estimates its
@@ -446,7 +449,7 @@ func (p *planner) mergeRows(kids []*pnode) []*pnode {
 func (p *planner) compile(node Node, negated bool, q *compiled) (*pnode, error) {
 	switch x := node.(type) {
 	case *Term:
-		return p.leaf([]string{x.Term}, negated, q), nil
+		return p.finished(p.leaf([]string{x.Term}, negated, q)), nil
 	case *Phrase:
 		return p.compilePhrase(x, negated, q), nil
 	case *Prefix:
@@ -478,7 +481,7 @@ func (p *planner) compilePhrase(x *Phrase, negated bool, q *compiled) *pnode {
 		n.phrase = x
 		p.pairRows(n, x, q)
 	}
-	return n
+	return p.finished(n)
 }
 
 // compilePrefix builds the OR of the leaves of a prefix's expansions that
@@ -489,7 +492,7 @@ func (p *planner) compilePrefix(x *Prefix, negated bool, q *compiled) *pnode {
 		if _, ok := q.entry(q.termIdx[term], p.si); !ok {
 			continue
 		}
-		k := p.leaf([]string{term}, negated, q)
+		k := p.finished(p.leaf([]string{term}, negated, q))
 		k.prefix = true
 		kids = append(kids, k)
 	}
@@ -526,9 +529,15 @@ func (p *planner) compileAnd(x *And, negated bool, q *compiled) (*pnode, error) 
 	n := p.node(kAnd, true, 1)
 	none := false
 	for _, c := range x.Children {
-		k, err := p.compile(c, negated, q)
-		if err != nil {
+		var k *pnode
+		if t, ok := c.(*Term); ok {
+			// A word's node joins the others' in mergeRows, which
+			// orders their inputs together once.
+			k = p.leaf([]string{t.Term}, negated, q)
+		} else if kk, err := p.compile(c, negated, q); err != nil {
 			return nil, err
+		} else {
+			k = kk
 		}
 		switch {
 		case k.kind == kNone:
