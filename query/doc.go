@@ -44,13 +44,15 @@
 //     matches: rows shared by several terms let false positives through,
 //     and a negation whose rows are not exact is left to verification.
 //     Deleted documents are masked out, and a segment lacking a word every
-//     match needs is skipped without being planned.
+//     match needs is skipped without being planned. A plan without lists
+//     finds its next block before it evaluates this one, and prefetches
+//     that block's rows (internal/prefetch).
 //  2. verify: the candidates of a plan that is not exact are checked against
 //     the forward index (which terms the document holds) and, for phrases,
 //     the stored positions. An exact plan's candidates are the matches.
-//     The forward entries of the candidates to be looked up are read ahead,
-//     sixteen at a time, so that their cache misses overlap instead of
-//     waiting one after another.
+//     The forward entries of the next eight candidates to be looked up are
+//     kept prefetched, and their offsets sixteen ahead, so that their cache
+//     misses overlap instead of waiting one after another.
 //  3. rank: each match is scored with BM25, from its term frequencies and
 //     the terms' document frequencies over the whole snapshot. An exact
 //     plan whose scored terms have private rows or lists reads the

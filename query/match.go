@@ -449,7 +449,9 @@ func andNotInto(out, x *block) bool {
 }
 
 // match runs the plan over every block of the segment, ANDs the live row,
-// and calls emit for every candidate in document order.
+// and calls emit for every candidate in document order. When the plan is
+// prefetchable, the next block is found before this one is evaluated, and
+// its rows are prefetched meanwhile.
 func (p *plan) match(emit func(doc int)) {
 	live := p.seg.Live()
 	var acc block

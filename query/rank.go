@@ -66,7 +66,7 @@ func (s *Searcher) rankCandidates(ctx context.Context, p *plan, v *verifier, c [
 		docs := c[bl.lo:bl.hi]
 		if !verify && !bound.boundless {
 			// Set aside first the documents that are counted unread, so
-			// that reading ahead reads only those scored.
+			// that only those scored are prefetched.
 			kept := p.planner.docs[:0]
 			for _, doc := range docs {
 				if bound.docBound(seg.DocTokens(int(doc))) >= floor.get() {

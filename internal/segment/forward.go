@@ -322,15 +322,16 @@ func (s *Segment) ForwardLookup(doc int, ids []TermID, tf []uint32) error {
 	return nil
 }
 
-// PrefetchForward prefetches the first touchBytes of the forward entries of
-// docs, so that the lookups that follow find them in cache: the loads of
-// independent documents overlap, where one lookup after another waits for
-// each document's offset, then its entry's head, then the pairs a skip
-// leads to. Only the offsets are read; the entries are not waited for.
+// PrefetchForward prefetches the first prefetchBytes of the forward
+// entries of docs, so that the lookups that follow find them in cache: the
+// loads of independent documents overlap, where one lookup after another
+// waits for each document's offset, then its entry's head, then the pairs
+// a skip leads to. Only the offsets are read; the entries are not waited
+// for.
 func (s *Segment) PrefetchForward(docs []int32) {
 	for _, d := range docs {
 		off := s.fwdOff[d]
-		if end := min(s.fwdOff[d+1], off+touchBytes, uint64(len(s.fwd))); off < end {
+		if end := min(s.fwdOff[d+1], off+prefetchBytes, uint64(len(s.fwd))); off < end {
 			prefetch.Range(s.fwd[off:end])
 		}
 	}
@@ -345,7 +346,7 @@ func (s *Segment) PrefetchForwardOffsets(docs []int32) {
 	}
 }
 
-// touchBytes is how much of an entry PrefetchForward asks for: the whole entry of
-// most documents (four cache lines hold about a hundred terms), and never
-// more than a few lines of a long one.
-const touchBytes = 256
+// prefetchBytes is how much of an entry PrefetchForward asks for: the
+// whole entry of most documents (four cache lines hold about a hundred
+// terms), and never more than a few lines of a long one.
+const prefetchBytes = 256

@@ -16,7 +16,7 @@ func TestPrefetchForward(t *testing.T) {
 	long := 0
 	for d := range s.NumDocs() {
 		docs = append(docs, int32(d))
-		if s.fwdOff[d+1]-s.fwdOff[d] > touchBytes {
+		if s.fwdOff[d+1]-s.fwdOff[d] > prefetchBytes {
 			long++
 		}
 	}
