@@ -55,9 +55,11 @@ bench:
 # Smoke benchmark for CI, a few seconds: both engines on the embedded sample
 # (the default index when $BITSIEVE_INDEX names none), 200 sampled queries
 # and the first 100 of each shared query file. Fails on any difference.
+# Then every Go benchmark once, so that none of them is left broken.
 BENCH_QUERIES ?= $(wildcard ../shared/queries/*.txt)
 bench-smoke: build
 	BITSIEVE_INDEX="$${TMPDIR:-/tmp}/bitsieve-no-index" ./$(BIN) bench --quiet --sample 200 --max-queries 100 --reps 1 --qps-passes 1 $(BENCH_QUERIES)
+	$(GO) test -run='^$$' -bench=. -benchtime=1x $(PKGS)
 
 # Every fuzz target for FUZZTIME each: a bounded smoke run for CI, which
 # prints the inputs each target tried (scripts/fuzz-smoke.sh).

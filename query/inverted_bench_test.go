@@ -195,7 +195,7 @@ func BenchmarkTop10(b *testing.B) {
 	v := newVerifier(p, tokenize.MustNew("english"))
 	avgdl := bs.s.ix.AvgDocLen()
 	for b.Loop() {
-		top := topK{k: 10}
+		top := topK{k: 10, segs: []*segment.Segment{bs.seg}}
 		for _, d := range hits {
 			if err := v.load(int(d)); err != nil {
 				b.Fatal(err)
