@@ -9,3 +9,9 @@
 // reads after it wait. On amd64 it is PREFETCHT0 and on arm64 PRFM
 // PLDL1KEEP; elsewhere the functions do nothing.
 package prefetch
+
+import "github.com/bitsieve/bitsieve/internal/inplace"
+
+// Words prefetches every cache line that holds a word of w, into all levels
+// of the cache.
+func Words(w []uint64) { Range(inplace.Uint64Bytes(w)) }

@@ -15,17 +15,3 @@ loop:
 done:
 	RET
 
-// func Words(w []uint64)
-TEXT ·Words(SB), NOSPLIT|NOFRAME, $0-24
-	MOVD w_base+0(FP), R0
-	MOVD w_len+8(FP), R1
-	CBZ R1, done
-	ADD R1<<3, R0, R1 // R1: the end of w
-	AND $~63, R0, R0
-loop:
-	PRFM (R0), PLDL1KEEP
-	ADD $64, R0, R0
-	CMP R1, R0
-	BLO loop
-done:
-	RET

@@ -8,8 +8,3 @@ package prefetch
 //go:noescape
 func Range(b []byte)
 
-// Words prefetches every cache line that holds a word of w, into all levels
-// of the cache.
-//
-//go:noescape
-func Words(w []uint64)

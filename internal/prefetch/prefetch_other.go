@@ -6,6 +6,3 @@ package prefetch
 // of the cache; on this architecture it does nothing.
 func Range(b []byte) {}
 
-// Words prefetches every cache line that holds a word of w, into all levels
-// of the cache; on this architecture it does nothing.
-func Words(w []uint64) {}
