@@ -448,14 +448,13 @@ func andNotInto(out, x *block) bool {
 	return acc != 0
 }
 
-// match runs the plan over every block of the segment, ANDs the live row,
-// and calls emit for every candidate in document order. When the plan is
-// prefetchable, the next block is found before this one is evaluated, and
-// its rows are prefetched meanwhile.
-func (p *plan) match(emit func(doc int)) {
-	live := p.seg.Live()
+// eachBlock calls f for every block b, ascending, where the plan has
+// candidates, with their bits in acc (the live row not yet applied). When
+// the plan is prefetchable, the next block is found before this one is
+// evaluated, and its rows are prefetched meanwhile.
+func (p *plan) eachBlock(f func(b int, acc block)) {
 	var acc block
-	blocks := len(live) / bitrow.BlockWords
+	blocks := len(p.seg.Live()) / bitrow.BlockWords
 	ahead := p.root.prefetchable()
 	for b, nb := p.root.next(0), 0; b < blocks; b = nb {
 		if ahead {
@@ -467,9 +466,17 @@ func (p *plan) match(emit func(doc int)) {
 		if !ahead {
 			nb = p.root.next(b + 1)
 		}
-		if !ok {
-			continue
+		if ok {
+			f(b, acc)
 		}
+	}
+}
+
+// match runs the plan over every block of the segment, ANDs the live row,
+// and calls emit for every candidate in document order.
+func (p *plan) match(emit func(doc int)) {
+	live := p.seg.Live()
+	p.eachBlock(func(b int, acc block) {
 		if p.root.loads != nil {
 			*p.root.loads++ // the live row's block
 		}
@@ -481,34 +488,19 @@ func (p *plan) match(emit func(doc int)) {
 				w &= w - 1
 			}
 		}
-	}
+	})
 }
 
 // count is the number of live documents the plan matches, by popcount; it is
 // the exact count when the plan is exact.
 func (p *plan) count() int {
 	live := p.seg.Live()
-	var acc block
 	n := 0
-	blocks := len(live) / bitrow.BlockWords
-	ahead := p.root.prefetchable()
-	for b, nb := p.root.next(0), 0; b < blocks; b = nb {
-		if ahead {
-			if nb = p.root.next(b + 1); nb < blocks {
-				p.root.prefetch(nb)
-			}
-		}
-		ok := p.root.eval(b, &acc)
-		if !ahead {
-			nb = p.root.next(b + 1)
-		}
-		if !ok {
-			continue
-		}
+	p.eachBlock(func(b int, acc block) {
 		base := b * bitrow.BlockWords
 		for i, w := range acc {
 			n += bits.OnesCount64(w & live[base+i])
 		}
-	}
+	})
 	return n
 }
