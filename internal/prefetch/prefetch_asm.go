@@ -7,4 +7,3 @@ package prefetch
 //
 //go:noescape
 func Range(b []byte)
-
