@@ -312,6 +312,7 @@ func (e *invEval) plan() *plan {
 	for i := range score {
 		score[i].slot = newSlot[score[i].slot]
 	}
+	sortScore(score)
 	return &plan{seg: e.seg, ids: sorted, score: score}
 }
 

@@ -98,14 +98,19 @@ type planner struct {
 	ents   []segment.Entry // the lexicon entry of each slot's term
 	score  []scoreSlot
 	rowBuf []int
-	freqs  []segment.Freqs
-	dens   []float64 // scratch of finishRows
-	need   []bool    // scratch of verifySlots
-	pl     plan      // the plan it returns, reused
-	v      verifier
-	blocks []candBlock // ranking's scratch
-	docs   []int32     // rankBlock's: the documents of the block it scores
-	bound  blockBound
+	words  []string // compileAnd's scratch
+	// sortSlots' scratch
+	order, newSlot []int
+	oldIDs         []segment.TermID
+	oldEnts        []segment.Entry
+	freqs          []segment.Freqs
+	dens           []float64 // scratch of finishRows
+	need           []bool    // scratch of verifySlots
+	pl             plan      // the plan it returns, reused
+	v              verifier
+	blocks         []candBlock // ranking's scratch
+	docs           []int32     // rankBlock's: the documents of the block it scores
+	bound          blockBound
 
 	// Nodes come from chunks that are never grown in place (so pointers
 	// stay valid) and are reused by the next plan once this one is released.
@@ -159,6 +164,7 @@ func (s *Searcher) plan(seg *segment.Segment, root Node, q *compiled) (*plan, er
 	if !slices.IsSorted(p.ids) {
 		p.sortSlots(n)
 	}
+	sortScore(p.score)
 	p.pl = plan{seg: seg, root: n, ids: p.ids, ents: p.ents, score: p.score, planner: p,
 		vids: p.pl.vids[:0], vslots: p.pl.vslots[:0]}
 	pl := &p.pl
@@ -176,41 +182,44 @@ func (s *Searcher) plan(seg *segment.Segment, root Node, q *compiled) (*plan, er
 	return pl, nil
 }
 
-// sortSlots renumbers the slots so that ids is sorted.
+// sortSlots renumbers the slots so that ids is sorted, in the planner's
+// scratch.
 func (p *planner) sortSlots(root *pnode) {
-	order := make([]int, len(p.ids))
+	n := len(p.ids)
+	order := slices.Grow(p.order[:0], n)[:n]
 	for i := range order {
 		order[i] = i
 	}
 	slices.SortFunc(order, func(a, b int) int { return int(p.ids[a]) - int(p.ids[b]) })
-	newSlot := make([]int, len(order))
-	sorted := make([]segment.TermID, len(order))
-	ents := make([]segment.Entry, len(order))
+	newSlot := slices.Grow(p.newSlot[:0], n)[:n]
+	oldIDs := append(p.oldIDs[:0], p.ids...)
+	oldEnts := append(p.oldEnts[:0], p.ents...)
 	for ns, old := range order {
 		newSlot[old] = ns
-		sorted[ns] = p.ids[old]
-		ents[ns] = p.ents[old]
+		p.ids[ns] = oldIDs[old]
+		p.ents[ns] = oldEnts[old]
 	}
-	var renumber func(*pnode)
-	renumber = func(n *pnode) {
-		for i, sl := range n.slots {
-			n.slots[i] = newSlot[sl]
-		}
-		for i, sl := range n.vslots {
-			n.vslots[i] = newSlot[sl]
-		}
-		for _, k := range n.kids {
-			renumber(k)
-		}
-		for _, k := range n.negs {
-			renumber(k)
-		}
-	}
-	renumber(root)
+	p.order, p.newSlot, p.oldIDs, p.oldEnts = order, newSlot, oldIDs, oldEnts
+	root.renumber(newSlot)
 	for i := range p.score {
 		p.score[i].slot = newSlot[p.score[i].slot]
 	}
-	p.ids, p.ents = sorted, ents
+}
+
+// renumber gives the slots of n and its descendants their new numbers.
+func (n *pnode) renumber(newSlot []int) {
+	for i, sl := range n.slots {
+		n.slots[i] = newSlot[sl]
+	}
+	for i, sl := range n.vslots {
+		n.vslots[i] = newSlot[sl]
+	}
+	for _, k := range n.kids {
+		k.renumber(newSlot)
+	}
+	for _, k := range n.negs {
+		k.renumber(newSlot)
+	}
 }
 
 // verifySlots finds the slots that verification reads: those of the terms
@@ -527,31 +536,30 @@ func (p *planner) compileNot(x *Not, negated bool, q *compiled) (*pnode, error) 
 // kAll when nothing is left, and into its only kid when that is all.
 func (p *planner) compileAnd(x *And, negated bool, q *compiled) (*pnode, error) {
 	n := p.node(kAnd, true, 1)
-	none := false
+	// The words among the children make one leaf, which mergeRows orders
+	// with any other plain conjunction's once.
+	words := p.words[:0]
 	for _, c := range x.Children {
-		var k *pnode
 		if t, ok := c.(*Term); ok {
-			// A word's node joins the others' in mergeRows, which
-			// orders their inputs together once.
-			k = p.leaf([]string{t.Term}, negated, q)
-		} else if kk, err := p.compile(c, negated, q); err != nil {
+			words = append(words, t.Term)
+		}
+	}
+	p.words = words[:0] // the leaf is built before any child reuses it
+	none := false
+	if len(words) > 0 {
+		none = !n.and(p.leaf(words, negated, q))
+	}
+	for _, c := range x.Children {
+		if _, ok := c.(*Term); ok {
+			continue
+		}
+		k, err := p.compile(c, negated, q)
+		if err != nil {
 			return nil, err
-		} else {
-			k = kk
 		}
-		switch {
-		case k.kind == kNone:
-			none = true // compile the rest all the same: their terms are scored
-			continue
-		case k.kind == kAll:
-			continue
-		case k.kind == kNot && k.kids[0].exact:
-			n.negs = append(n.negs, k.kids[0])
-			continue
-		}
-		n.kids = append(n.kids, k)
-		n.exact = n.exact && k.exact
-		n.est *= k.est
+		// After a child that matches nothing, the rest are compiled all
+		// the same: their terms are scored.
+		none = !n.and(k) || none
 	}
 	if none {
 		return p.node(kNone, true, 0), nil
@@ -579,6 +587,23 @@ func (p *planner) compileAnd(x *And, negated bool, q *compiled) (*pnode, error) 
 		return n.kids[0], nil
 	}
 	return n, nil
+}
+
+// and adds k to the conjunction n, as a negation when it is an exact one,
+// and reports false when k matches nothing (kAll adds nothing).
+func (n *pnode) and(k *pnode) bool {
+	switch {
+	case k.kind == kNone:
+		return false
+	case k.kind == kAll:
+	case k.kind == kNot && k.kids[0].exact:
+		n.negs = append(n.negs, k.kids[0])
+	default:
+		n.kids = append(n.kids, k)
+		n.exact = n.exact && k.exact
+		n.est *= k.est
+	}
+	return true
 }
 
 // or combines kids, dropping those that match nothing.

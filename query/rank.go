@@ -241,7 +241,20 @@ func bm25IDF(n, df float64) float64 {
 	return math.Log(1 + (n-df+0.5)/(df+0.5))
 }
 
-// bm25 scores a document from the frequencies of the plan's terms.
+// sortScore orders a plan's scored terms as the query has them (by their
+// index in it), so that bm25 adds the same terms in the same order
+// whichever order a plan compiled them in: a document's score, to the last
+// bit, does not depend on how its segment planned the query.
+func sortScore(score []scoreSlot) {
+	for i := 1; i < len(score); i++ {
+		for j := i; j > 0 && score[j].term < score[j-1].term; j-- {
+			score[j], score[j-1] = score[j-1], score[j]
+		}
+	}
+}
+
+// bm25 scores a document from the frequencies of the plan's terms, in the
+// query's order (sortScore).
 func (p *plan) bm25(tf []uint32, q *compiled, dl int, avgdl float64) float64 {
 	norm := bm25K1 * (1 - bm25B + bm25B*float64(dl)/max(avgdl, 1e-9))
 	score := 0.0
