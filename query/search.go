@@ -280,8 +280,9 @@ type queryState struct {
 	floor   scoreFloor
 	// segQueue is the segments whose blocks are left to rank, by their
 	// best bound (rankAllBlocks), guarded by mu; lo is a segment's index.
-	segQueue blockQueue
-	mu       sync.Mutex
+	segQueue  blockQueue
+	mu        sync.Mutex
+	blockRank atomic.Int64 // nanoseconds the workers of rankAllBlocks took, together
 }
 
 // begin takes a query state and compiles q into it.
@@ -321,6 +322,7 @@ func (s *Searcher) match(ctx context.Context, st *queryState, k int) error {
 	clear(st.parts)
 	st.order = segmentOrder(st.order[:0], segs)
 	st.floor.reset()
+	st.blockRank.Store(0)
 	workers := max(1, min(st.workers, len(segs)))
 	st.tops = slices.Grow(st.tops[:0], workers)[:workers]
 	for w := range st.tops {
@@ -441,6 +443,8 @@ func (st *queryState) queueSegments() int {
 // segments' plans.
 func (s *Searcher) rankAllBlocks(ctx context.Context, st *queryState, top *topK) {
 	q, avgdl := &st.c, s.ix.AvgDocLen()
+	t0 := time.Now() // once a round: a block may take only a few clock reads
+	defer func() { st.blockRank.Add(int64(time.Since(t0))) }()
 	for {
 		st.mu.Lock()
 		if len(st.segQueue) == 0 {
@@ -451,9 +455,7 @@ func (s *Searcher) rankAllBlocks(ctx context.Context, st *queryState, top *topK)
 		st.mu.Unlock()
 
 		r := &st.parts[i]
-		t0 := time.Now()
 		queue, err := s.rankBlock(ctx, r.later.p, r.later.v, r.later.queue, q, i, avgdl, top, &st.floor, r)
-		r.rank += time.Since(t0)
 		if err != nil || len(queue) == 0 {
 			r.err = err
 			r.later.p.release()
@@ -530,6 +532,7 @@ func (s *Searcher) Search(ctx context.Context, req Request) (*Result, error) {
 		res.Stages.Verify += p.verify
 		res.Stages.Rank += p.rank
 	}
+	res.Stages.Rank += time.Duration(st.blockRank.Load())
 	all := topK{segs: segs}
 	for i := range st.tops {
 		all.items = append(all.items, st.tops[i].items...)
