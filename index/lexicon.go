@@ -295,6 +295,12 @@ func (lx *lexicon) reader(b int) *lexReader {
 }
 
 func (r *lexReader) uvarint() int {
+	if r.p < r.end {
+		if b := r.lx.body[r.p]; b < 0x80 { // most are one byte
+			r.p++
+			return int(b)
+		}
+	}
 	v, n := binary.Uvarint(r.lx.body[r.p:r.end])
 	if n <= 0 || v > 1<<40 {
 		r.fail("bad varint")
