@@ -368,33 +368,41 @@ func (p *planner) finished(n *pnode) *pnode {
 	return n
 }
 
-// finishRows orders a kRows node's inputs sparsest first and estimates its
-// density. Each row's density is read once (a node has a handful of rows,
-// so an insertion sort orders them).
+// orderedRows is how many of a node's sparsest rows of each rank
+// finishRows orders.
+const orderedRows = 4
+
+// finishRows orders a kRows node's inputs sparsest first (its lists all,
+// its rows of each rank the orderedRows sparsest) and estimates its
+// density. Each row's density is read once.
 func (p *planner) finishRows(n *pnode) {
 	seg := p.seg
 	docs := float64(max(1, seg.NumDocs()))
-	ds := p.dens[:0]
-	for _, r := range n.rowIdx {
-		ds = append(ds, float64(seg.RowCount(r))/float64(max(1, seg.RowColumns(r))))
-	}
-	p.dens = ds
-	for i := 1; i < len(ds); i++ {
-		for j := i; j > 0 && ds[j] < ds[j-1]; j-- {
-			ds[j], ds[j-1] = ds[j-1], ds[j]
-			n.rowIdx[j], n.rowIdx[j-1] = n.rowIdx[j-1], n.rowIdx[j]
-		}
-	}
-	n.rows, n.high = n.rows[:0], n.high[:0]
-	n.rank = seg.Rank()
-	n.est = 1
+	k0 := 0 // rank-0 rows first
 	for i, r := range n.rowIdx {
 		if seg.RowRank(r) == 0 {
+			n.rowIdx[i], n.rowIdx[k0] = n.rowIdx[k0], r
+			k0++
+		}
+	}
+	ds := p.dens[:0]
+	n.est = 1
+	for _, r := range n.rowIdx {
+		d := float64(seg.RowCount(r)) / float64(max(1, seg.RowColumns(r)))
+		ds = append(ds, d)
+		n.est *= d
+	}
+	p.dens = ds
+	sparsestFirst(ds[:k0], n.rowIdx[:k0])
+	sparsestFirst(ds[k0:], n.rowIdx[k0:])
+	n.rows, n.high = n.rows[:0], n.high[:0]
+	n.rank = seg.Rank()
+	for i, r := range n.rowIdx {
+		if i < k0 {
 			n.rows = append(n.rows, seg.Row(r))
 		} else {
 			n.high = append(n.high, seg.Row(r))
 		}
-		n.est *= ds[i]
 	}
 	// Lists are exact and the sparsest inputs: the shortest drives matching.
 	for i := 1; i < len(n.lists); i++ {
@@ -404,6 +412,24 @@ func (p *planner) finishRows(n *pnode) {
 	}
 	for _, l := range n.lists {
 		n.est *= float64(l.n) / docs
+	}
+}
+
+// sparsestFirst moves the orderedRows sparsest of rows (densities ds) to
+// the front, sparsest first; the others follow in no particular order. An
+// AND of a block stops at its first all-zero input, almost always among
+// the sparsest few, so ordering a conjunction's dozens of rows all would
+// cost more than it saves.
+func sparsestFirst(ds []float64, rows []int) {
+	for i := 0; i < min(len(ds)-1, orderedRows); i++ {
+		m := i
+		for j := i + 1; j < len(ds); j++ {
+			if ds[j] < ds[m] {
+				m = j
+			}
+		}
+		ds[i], ds[m] = ds[m], ds[i]
+		rows[i], rows[m] = rows[m], rows[i]
 	}
 }
 
