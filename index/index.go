@@ -234,6 +234,18 @@ func (ix *Index) Lookup(word string, dst []segment.Entry) ([]segment.Entry, erro
 	return ix.lex.Lookup(word, dst)
 }
 
+// PrefetchWords asks for the lexicon's bytes where Lookup will find each of
+// words, so that looking several words up waits on their cache misses
+// together rather than one after another.
+func (ix *Index) PrefetchWords(words []string) {
+	if ix.lex == nil {
+		return
+	}
+	for _, w := range words {
+		ix.lex.Prefetch(w)
+	}
+}
+
 // Prefix calls fn for every word starting with prefix, in ascending order,
 // with its entries, until fn returns false. The entries are reused between
 // calls.

@@ -31,7 +31,9 @@
 // # Stages
 //
 // Search compiles the query first: it parses it with the index's analyzer,
-// looks every term up once in the index's lexicon, and expands each prefix
+// looks every term up once in the index's lexicon (the lexicon blocks of
+// all its words prefetched first, so that their misses overlap), and
+// expands each prefix
 // to the words of the index that start with it (more than MaxPrefixTerms is
 // refused with a *ParseError of class ErrTooLarge, as the parser's limits
 // are). Request.Admit, when set, is then called with the query's estimated
@@ -44,9 +46,11 @@
 //     matches: rows shared by several terms let false positives through,
 //     and a negation whose rows are not exact is left to verification.
 //     Deleted documents are masked out, and a segment lacking a word every
-//     match needs is skipped without being planned. A plan without lists
-//     finds its next block before it evaluates this one, and prefetches
-//     that block's rows (internal/prefetch).
+//     match needs is skipped without being planned. Planning prefetches
+//     where matching starts (each list's head, each higher-rank row's
+//     first line), and a plan without lists finds its next block before it
+//     evaluates this one, and prefetches that block's rows
+//     (internal/prefetch).
 //  2. verify: the candidates of a plan that is not exact are checked against
 //     the forward index (which terms the document holds) and, for phrases,
 //     the stored positions. An exact plan's candidates are the matches.

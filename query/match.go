@@ -207,8 +207,17 @@ type cursor struct {
 	at, seen, prev int
 }
 
+// newCursor returns a cursor at the start of list l of term id, and asks
+// for the list's first bytes: planning goes on meanwhile, and the first
+// seek finds them in cache.
 func newCursor(id segment.TermID, l doclist.List) cursor {
-	return cursor{id: id, list: l, n: l.Len(), plain: l.Plain(), bytes: l.Bytes(), prev: -1}
+	c := cursor{id: id, list: l, n: l.Len(), plain: l.Plain(), bytes: l.Bytes(), prev: -1}
+	if c.bytes != nil {
+		prefetch.Range(c.bytes[:1])
+	} else if len(c.plain) > 0 {
+		prefetch.Uint16s(c.plain[:1])
+	}
+	return c
 }
 
 // seek moves the cursor to its first entry in block b or later and returns

@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/bitsieve/bitsieve/internal/bitrow"
+	"github.com/bitsieve/bitsieve/internal/prefetch"
 	"github.com/bitsieve/bitsieve/internal/segment"
 )
 
@@ -374,7 +375,8 @@ const orderedRows = 4
 
 // finishRows orders a kRows node's inputs sparsest first (its lists all,
 // its rows of each rank the orderedRows sparsest) and estimates its
-// density. Each row's density is read once.
+// density. Each row's density is read once. It asks for the first line of
+// each higher-rank row, where matching starts (nextHigh).
 func (p *planner) finishRows(n *pnode) {
 	seg := p.seg
 	docs := float64(max(1, seg.NumDocs()))
@@ -402,6 +404,7 @@ func (p *planner) finishRows(n *pnode) {
 			n.rows = append(n.rows, seg.Row(r))
 		} else {
 			n.high = append(n.high, seg.Row(r))
+			prefetch.Words(n.high[len(n.high)-1][:1])
 		}
 	}
 	// Lists are exact and the sparsest inputs: the shortest drives matching.

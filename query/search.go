@@ -138,6 +138,9 @@ func (s *Searcher) compileInto(c *compiled, p *parser, an *tokenize.Analyzer, q 
 	n := len(c.terms) * len(segs)
 	c.entSlab = slices.Grow(c.entSlab[:0], n)[:n]
 	clear(c.entSlab)
+	if len(c.terms) > 1 {
+		s.ix.PrefetchWords(c.terms) // the words' misses overlap
+	}
 	for i, t := range c.terms {
 		c.hashes = append(c.hashes, tokenize.Hash(t))
 		c.ents = append(c.ents, c.entSlab[i*len(segs):(i+1)*len(segs)])

@@ -27,6 +27,14 @@ func Uint32Bytes(w []uint32) []byte {
 	return unsafe.Slice((*byte)(unsafe.Pointer(&w[0])), len(w)*4)
 }
 
+// Uint16Bytes views the bytes of w.
+func Uint16Bytes(w []uint16) []byte {
+	if len(w) == 0 {
+		return nil
+	}
+	return unsafe.Slice((*byte)(unsafe.Pointer(&w[0])), len(w)*2)
+}
+
 // Uint64s views b (8-byte aligned, length a multiple of 8) as words.
 func Uint64s(b []byte) []uint64 {
 	if len(b) == 0 {

@@ -15,3 +15,6 @@ import "github.com/bitsieve/bitsieve/internal/inplace"
 // Words prefetches every cache line that holds a word of w, into all levels
 // of the cache.
 func Words(w []uint64) { Range(inplace.Uint64Bytes(w)) }
+
+// Uint16s prefetches every cache line that holds an element of w.
+func Uint16s(w []uint16) { Range(inplace.Uint16Bytes(w)) }

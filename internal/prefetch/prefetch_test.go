@@ -7,7 +7,8 @@ import (
 	"github.com/bitsieve/bitsieve/internal/inplace"
 )
 
-// TestRangeAndWords prefetches slices of every small length and alignment,
+// TestRangeAndWords prefetches slices of every small length and alignment
+// (as bytes, words and uint16s),
 // empty and nil ones among them, and checks that nothing was written.
 func TestRangeAndWords(t *testing.T) {
 	buf := make([]byte, 4096)
@@ -16,14 +17,17 @@ func TestRangeAndWords(t *testing.T) {
 	}
 	want := slices.Clone(buf)
 	words := inplace.Uint64s(buf[:2048])
+	halves := inplace.Uint16s(buf[:2048])
 	for from := range 130 {
 		for n := range 200 {
 			Range(buf[from : from+n])
 			Words(words[from/8 : from/8+n/8])
+			Uint16s(halves[from/2 : from/2+n/2])
 		}
 	}
 	Range(nil)
 	Words(nil)
+	Uint16s(nil)
 	if !slices.Equal(buf, want) {
 		t.Fatal("prefetching changed the memory it prefetched")
 	}
