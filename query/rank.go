@@ -50,7 +50,7 @@ func (s *Searcher) rankCandidates(ctx context.Context, p *plan, v *verifier, c [
 				}
 				for i, doc := range c[bl.lo:bl.hi] {
 					if verify {
-						v.ahead(c[bl.lo:bl.hi], i)
+						v.ahead(c[bl.lo:bl.hi], i, false)
 					}
 					if err := s.skipped(p, v, int(doc), oneWord, r); err != nil {
 						return err
@@ -79,7 +79,7 @@ func (s *Searcher) rankCandidates(ctx context.Context, p *plan, v *verifier, c [
 		}
 		for i, doc := range docs {
 			if !p.direct {
-				v.ahead(docs, i)
+				v.ahead(docs, i, true)
 			}
 			if !bound.boundless && bound.docBound(seg.DocTokens(int(doc))) < floor.get() {
 				if err := s.skipped(p, v, int(doc), oneWord, r); err != nil {
@@ -152,7 +152,7 @@ func (s *Searcher) rankBlock(ctx context.Context, p *plan, v *verifier, queue bl
 				continue // the floor rose past it
 			}
 			if !p.direct {
-				v.ahead(docs, i)
+				v.ahead(docs, i, true)
 			}
 			ok, err := score(p, v, int(doc), q, si, avgdl, top, floor)
 			if err != nil {

@@ -649,7 +649,7 @@ func countCandidates(ctx context.Context, p *plan, v *verifier, c []int32, r *se
 		if i%deadlineStride == deadlineStride-1 && ctx.Err() != nil {
 			return ctx.Err()
 		}
-		v.ahead(c, i)
+		v.ahead(c, i, false)
 		if err := countIfMatch(p, v, int(doc), r); err != nil {
 			return err
 		}

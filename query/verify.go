@@ -47,12 +47,16 @@ const readAhead = 8
 // next candidates overlap the lookups of this one, where lookup after
 // lookup would wait for each document's offset and then its entry
 // (segment.PrefetchForward). A loop over candidates whose forward entries
-// it reads calls it at each one.
-func (v *verifier) ahead(docs []int32, i int) {
+// it reads calls it at each one; with lengths, a ranking loop, which reads
+// each candidate's length too, it prefetches that beside the entry.
+func (v *verifier) ahead(docs []int32, i int, lengths bool) {
 	seg := v.p.seg
 	if i == 0 {
 		seg.PrefetchForwardOffsets(docs[:min(2*readAhead+1, len(docs))])
 		seg.PrefetchForward(docs[:min(readAhead+1, len(docs))])
+		if lengths {
+			seg.PrefetchLengths(docs[:min(readAhead+1, len(docs))])
+		}
 		return
 	}
 	if j := i + 2*readAhead; j < len(docs) {
@@ -60,6 +64,9 @@ func (v *verifier) ahead(docs []int32, i int) {
 	}
 	if j := i + readAhead; j < len(docs) {
 		seg.PrefetchForward(docs[j : j+1])
+		if lengths {
+			seg.PrefetchLengths(docs[j : j+1])
+		}
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 
+	"github.com/bitsieve/bitsieve/internal/inplace"
 	"github.com/bitsieve/bitsieve/internal/prefetch"
 	"github.com/bitsieve/bitsieve/internal/sectioned"
 )
@@ -350,3 +351,11 @@ func (s *Segment) PrefetchForwardOffsets(docs []int32) {
 // whole entry of most documents (four cache lines hold about a hundred
 // terms), and never more than a few lines of a long one.
 const prefetchBytes = 256
+
+// PrefetchLengths prefetches the lengths of docs (section 14), which BM25
+// reads for every document it scores.
+func (s *Segment) PrefetchLengths(docs []int32) {
+	for _, d := range docs {
+		prefetch.Range(inplace.Uint32Bytes(s.lengths[d : d+1]))
+	}
+}

@@ -27,9 +27,21 @@ func TestPrefetchForward(t *testing.T) {
 	for d := range docs {
 		want[d], _ = s.Forward(nil, d)
 	}
+	lengths := make([]int, len(docs))
+	for d := range docs {
+		lengths[d] = s.DocTokens(d)
+	}
 	s.PrefetchForward(docs)
 	s.PrefetchForward(docs[len(docs)-1:])
 	s.PrefetchForward(nil)
+	s.PrefetchLengths(docs)
+	s.PrefetchLengths(docs[len(docs)-1:])
+	s.PrefetchLengths(nil)
+	for d := range docs {
+		if got := s.DocTokens(d); got != lengths[d] {
+			t.Fatalf("doc %d after prefetching: length %d, want %d", d, got, lengths[d])
+		}
+	}
 	for d := range docs {
 		if got, err := s.Forward(nil, d); err != nil || !slices.Equal(got, want[d]) {
 			t.Fatalf("doc %d after prefetching: %v, %v; want %v", d, got, err, want[d])
