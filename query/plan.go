@@ -191,7 +191,15 @@ func (p *planner) sortSlots(root *pnode) {
 	for i := range order {
 		order[i] = i
 	}
-	slices.SortFunc(order, func(a, b int) int { return int(p.ids[a]) - int(p.ids[b]) })
+	if n <= 16 { // a query's words: no call per comparison
+		for i := 1; i < n; i++ {
+			for j := i; j > 0 && p.ids[order[j]] < p.ids[order[j-1]]; j-- {
+				order[j], order[j-1] = order[j-1], order[j]
+			}
+		}
+	} else { // a broad prefix's expansions
+		slices.SortFunc(order, func(a, b int) int { return int(p.ids[a]) - int(p.ids[b]) })
+	}
 	newSlot := slices.Grow(p.newSlot[:0], n)[:n]
 	oldIDs := append(p.oldIDs[:0], p.ids...)
 	oldEnts := append(p.oldEnts[:0], p.ents...)

@@ -400,6 +400,7 @@ func (s *Searcher) searchSegments(ctx context.Context, st *queryState, k int, ca
 	an := s.analyzers.Get().(*tokenize.Analyzer)
 	defer s.analyzers.Put(an)
 	segs, q, avgdl := s.ix.Segments(), &st.c, s.ix.AvgDocLen()
+	now := time.Now() // where the next segment's time starts
 	for {
 		n := int(st.next.Add(1) - 1)
 		if n >= len(segs) || ctx.Err() != nil {
@@ -420,7 +421,7 @@ func (s *Searcher) searchSegments(ctx context.Context, st *queryState, k int, ca
 			st.parts[i] = s.searchSegmentInverted(segs[i], i, q, k, avgdl, an, top)
 			continue
 		}
-		st.parts[i] = s.searchSegment(ctx, segs[i], i, q, k, avgdl, an, cands, top, &st.floor)
+		st.parts[i], now = s.searchSegment(ctx, segs[i], i, q, k, avgdl, an, cands, top, &st.floor, now)
 	}
 }
 
@@ -575,13 +576,17 @@ func (s *Searcher) Search(ctx context.Context, req Request) (*Result, error) {
 //
 // Verification and ranking check ctx every deadlineStride candidates, so a
 // query past its deadline stops inside a segment, not only between two.
-func (s *Searcher) searchSegment(ctx context.Context, seg *segment.Segment, si int, q *compiled, k int, avgdl float64, an *tokenize.Analyzer, cands *[]int32, top *topK, floor *scoreFloor) segResult {
+//
+// Its time starts at t0, the end of the segment searched before (the clock
+// is read once between two segments: a segment skipped meanwhile, or one
+// that matches nothing, counts in the next one's first stage), and it
+// returns when it ended.
+func (s *Searcher) searchSegment(ctx context.Context, seg *segment.Segment, si int, q *compiled, k int, avgdl float64, an *tokenize.Analyzer, cands *[]int32, top *topK, floor *scoreFloor, t0 time.Time) (segResult, time.Time) {
 	var r segResult
-	t0 := time.Now()
 	p, err := s.plan(seg, q.root, q)
 	if err != nil {
 		r.err = err
-		return r
+		return r, t0
 	}
 	if k > 0 && byBlock(p) {
 		r.hits, _ = quickCount(p)
@@ -591,18 +596,20 @@ func (s *Searcher) searchSegment(ctx context.Context, seg *segment.Segment, si i
 		} else {
 			p.release()
 		}
-		r.rank = time.Since(t0)
-		return r
+		end := time.Now()
+		r.rank = end.Sub(t0)
+		return r, end
 	}
 	defer p.release()
 	if p.root.kind == kNone {
-		return r
+		return r, t0
 	}
 	if k == 0 {
 		if n, ok := quickCount(p); ok {
 			r.hits, r.candidates = n, n
-			r.match = time.Since(t0)
-			return r
+			end := time.Now()
+			r.match = end.Sub(t0)
+			return r, end
 		}
 	}
 	c := (*cands)[:0]
@@ -614,20 +621,17 @@ func (s *Searcher) searchSegment(ctx context.Context, seg *segment.Segment, si i
 
 	v := newVerifier(p, an)
 	if k == 0 {
-		if r.err = countCandidates(ctx, p, v, c, &r); r.err == nil {
-			r.verify = time.Since(t1)
-		}
-		return r
-	}
-	if r.err = s.rankCandidates(ctx, p, v, c, q, si, avgdl, top, floor, &r); r.err != nil {
-		return r
-	}
-	if p.root.exact {
-		r.rank = time.Since(t1)
+		r.err = countCandidates(ctx, p, v, c, &r)
 	} else {
-		r.verify = time.Since(t1)
+		r.err = s.rankCandidates(ctx, p, v, c, q, si, avgdl, top, floor, &r)
 	}
-	return r
+	end := time.Now()
+	if k > 0 && p.root.exact {
+		r.rank = end.Sub(t1)
+	} else {
+		r.verify = end.Sub(t1)
+	}
+	return r, end
 }
 
 // quickCount is the count of a plan that needs no candidate listed: one
