@@ -301,7 +301,7 @@ func (p *planner) scoreTerm(ti, slot int) {
 func (p *planner) leaf(terms []string, negated bool, q *compiled) *pnode {
 	n := p.node(kRows, true, 1)
 	for _, t := range terms {
-		ti := q.termIdx[t]
+		ti := q.termIndex(t)
 		e, ok := q.entry(ti, p.si)
 		if !ok {
 			// The leaf matches nothing here, but a document matched through
@@ -309,7 +309,7 @@ func (p *planner) leaf(terms []string, negated bool, q *compiled) *pnode {
 			// whichever segment it is in.
 			if !negated {
 				for _, u := range terms {
-					ui := q.termIdx[u]
+					ui := q.termIndex(u)
 					if ue, ok := q.entry(ui, p.si); ok {
 						p.scoreTerm(ui, p.slot(ue))
 					}
@@ -354,8 +354,8 @@ func (p *planner) pairRows(n *pnode, x *Phrase, q *compiled) {
 		if x.Offsets[j] != x.Offsets[j-1]+1 {
 			continue
 		}
-		a, _ := q.entry(q.termIdx[x.Terms[j-1]], p.si)
-		b, _ := q.entry(q.termIdx[x.Terms[j]], p.si)
+		a, _ := q.entry(q.termIndex(x.Terms[j-1]), p.si)
+		b, _ := q.entry(q.termIndex(x.Terms[j]), p.si)
 		if !p.seg.PairsIndexed(a.Treatment(), b.Treatment()) {
 			continue
 		}
@@ -535,7 +535,7 @@ func (p *planner) compilePhrase(x *Phrase, negated bool, q *compiled) *pnode {
 func (p *planner) compilePrefix(x *Prefix, negated bool, q *compiled) *pnode {
 	var kids []*pnode
 	for _, term := range q.prefixes[x.Prefix] {
-		if _, ok := q.entry(q.termIdx[term], p.si); !ok {
+		if _, ok := q.entry(q.termIndex(term), p.si); !ok {
 			continue
 		}
 		k := p.finished(p.leaf([]string{term}, negated, q))

@@ -90,9 +90,22 @@ func (q *compiled) entry(i, si int) (segment.Entry, bool) {
 }
 
 // hash is the hash (tokenize.Hash) of a compiled term.
-func (q *compiled) hash(t string) uint64 { return q.hashes[q.termIdx[t]] }
+func (q *compiled) hash(t string) uint64 { return q.hashes[q.termIndex(t)] }
 
-func (q *compiled) termIndex(t string) int { return q.termIdx[t] }
+// termIndex is the index of term t in terms. A query of a few words scans
+// them: its terms are the strings of the parsed query itself, so each
+// comparison is decided by their lengths and addresses, where a map would
+// hash t at every look-up (the planner makes one a term a segment).
+func (q *compiled) termIndex(t string) int {
+	if len(q.terms) <= 16 {
+		for i, u := range q.terms {
+			if u == t {
+				return i
+			}
+		}
+	}
+	return q.termIdx[t]
+}
 
 func (q *compiled) addTerm(t string, positive bool) {
 	i, ok := q.termIdx[t]
