@@ -246,6 +246,10 @@ func bm25IDF(n, df float64) float64 {
 // whichever order a plan compiled them in: a document's score, to the last
 // bit, does not depend on how its segment planned the query.
 func sortScore(score []scoreSlot) {
+	if len(score) > 16 { // a broad prefix's expansions
+		slices.SortFunc(score, func(a, b scoreSlot) int { return a.term - b.term })
+		return
+	}
 	for i := 1; i < len(score); i++ {
 		for j := i; j > 0 && score[j].term < score[j-1].term; j-- {
 			score[j], score[j-1] = score[j-1], score[j]

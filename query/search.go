@@ -95,7 +95,7 @@ func (q *compiled) hash(t string) uint64 { return q.hashes[q.termIndex(t)] }
 // termIndex is the index of term t in terms. A query of a few words scans
 // them: its terms are the strings of the parsed query itself, so each
 // comparison is decided by their lengths and addresses, where a map would
-// hash t at every look-up (the planner makes one a term a segment).
+// hash t at every look-up (the planner looks each term up once a segment).
 func (q *compiled) termIndex(t string) int {
 	if len(q.terms) <= 16 {
 		for i, u := range q.terms {
