@@ -563,6 +563,12 @@ func (s *Searcher) Search(ctx context.Context, req Request) (*Result, error) {
 		} else {
 			ranked = nil
 		}
+		for _, sc := range ranked {
+			segs[sc.seg].PrefetchDoc(int(sc.doc))
+		}
+		for _, sc := range ranked {
+			segs[sc.seg].PrefetchDocStrings(int(sc.doc))
+		}
 		hl := newHighlighter(q)
 		for _, sc := range ranked {
 			seg := segs[sc.seg]

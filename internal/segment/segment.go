@@ -14,6 +14,7 @@ import (
 	"github.com/bitsieve/bitsieve/internal/doclist"
 	"github.com/bitsieve/bitsieve/internal/inplace"
 	"github.com/bitsieve/bitsieve/internal/mmap"
+	"github.com/bitsieve/bitsieve/internal/prefetch"
 	"github.com/bitsieve/bitsieve/internal/sectioned"
 
 	"github.com/klauspost/compress/zstd"
@@ -546,6 +547,22 @@ func (s *Segment) Doc(doc int) DocInfo {
 		d.ModTime = time.Unix(0, ns)
 	}
 	return d
+}
+
+// PrefetchDoc asks for doc's record, for a Doc of it soon: a page of hits
+// from many segments asks for all its records first, so that their cache
+// misses overlap instead of following one another.
+func (s *Segment) PrefetchDoc(doc int) {
+	prefetch.Range(s.docRecs[doc*docRecordSize : doc*docRecordSize+1])
+}
+
+// PrefetchDocStrings reads doc's record (best asked for by PrefetchDoc
+// first) and asks for its key and title.
+func (s *Segment) PrefetchDocStrings(doc int) {
+	r := s.docRecord(doc)
+	if off, n := r.strOff(), r.keyLen()+r.titleLen(); n > 0 && off+n <= uint64(len(s.docStrs)) {
+		prefetch.Range(s.docStrs[off : off+n])
+	}
 }
 
 // DocTokens is the BM25 length of doc, without decoding its key.
