@@ -464,6 +464,10 @@ func andNotInto(out, x *block) bool {
 func (p *plan) eachBlock(f func(b int, acc block)) {
 	var acc block
 	blocks := len(p.seg.Live()) / bitrow.BlockWords
+	if n := p.root; n.kind == kRows && len(n.lists) == 0 && len(n.high) > 0 && 512>>n.rank == 64 {
+		n.eachWordBlock(blocks, f)
+		return
+	}
 	ahead := p.root.prefetchable()
 	for b, nb := p.root.next(0), 0; b < blocks; b = nb {
 		if ahead {
@@ -512,4 +516,47 @@ func (p *plan) count() int {
 		}
 	})
 	return n
+}
+
+// eachWordBlock is eachBlock for a rows node without lists whose higher
+// rank gives each block one word of its high-rank rows (rank 3): the AND
+// that finds the next block with a high-rank bit is also that block's
+// high-rank bits, where next and eval would compute it twice. The block
+// found next has its rank-0 rows prefetched while this one is evaluated.
+func (n *pnode) eachWordBlock(blocks int, f func(b int, acc block)) {
+	var out block
+	b, hb := n.nextWord(0, blocks)
+	for b < blocks {
+		nb, nhb := n.nextWord(b+1, blocks)
+		if nb < blocks {
+			n.prefetch(nb)
+		}
+		if n.loads != nil {
+			*n.loads += int64(len(n.high))
+		}
+		bitrow.ExpandRank(hb, n.rank, &out)
+		if andRowsInto(n.rows, b*bitrow.BlockWords, &out, n.loads) {
+			f(b, out)
+		}
+		b, hb = nb, nhb
+	}
+}
+
+// nextWord returns the first block at or after b, below blocks, where the
+// AND of the node's high-rank rows (one word a block) is not zero, and that
+// AND; noBlock when there is none.
+func (n *pnode) nextWord(b, blocks int) (int, uint64) {
+	first, rest := n.high[0], n.high[1:]
+	for ; b < blocks; b++ {
+		acc := first[b]
+		for _, r := range rest {
+			if acc &= r[b]; acc == 0 {
+				break
+			}
+		}
+		if acc != 0 {
+			return b, acc
+		}
+	}
+	return noBlock, 0
 }
