@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"testing"
-	"time"
 
 	"github.com/bitsieve/bitsieve/index"
 	"github.com/bitsieve/bitsieve/index/inverted"
@@ -219,7 +218,7 @@ func BenchmarkSegmentMatch(b *testing.B) {
 		b.Run(q.name+"/signature", func(b *testing.B) {
 			var cands []int32
 			for b.Loop() {
-				if r, _ := bs.s.searchSegment(context.Background(), bs.seg, 0, bs.q, 0, 1, an, &cands, nil, new(scoreFloor), time.Now()); r.err != nil {
+				if r, _ := bs.s.searchSegment(context.Background(), bs.seg, 0, bs.q, 0, 1, an, &cands, nil, new(scoreFloor), clock()); r.err != nil {
 					b.Fatal(r.err)
 				}
 			}

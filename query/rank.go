@@ -547,10 +547,11 @@ func (t *topK) push(x scored) {
 	}
 }
 
-// sorted returns the results best first; ties go to the smaller key so the
-// order does not depend on how documents were split into segments.
+// sorted sorts the results best first, in place, and returns them; ties go
+// to the smaller key so the order does not depend on how documents were
+// split into segments.
 func (t *topK) sorted() []scored {
-	out := slices.Clone(t.items)
+	out := t.items
 	slices.SortFunc(out, func(a, b scored) int {
 		if a.score != b.score {
 			if a.score > b.score {

@@ -413,7 +413,7 @@ func (s *Searcher) searchSegments(ctx context.Context, st *queryState, k int, ca
 	an := s.analyzers.Get().(*tokenize.Analyzer)
 	defer s.analyzers.Put(an)
 	segs, q, avgdl := s.ix.Segments(), &st.c, s.ix.AvgDocLen()
-	now := time.Now() // where the next segment's time starts
+	now := clock() // where the next segment's time starts
 	for {
 		n := int(st.next.Add(1) - 1)
 		if n >= len(segs) || ctx.Err() != nil {
@@ -550,7 +550,11 @@ func (s *Searcher) Search(ctx context.Context, req Request) (*Result, error) {
 		res.Stages.Rank += p.rank
 	}
 	res.Stages.Rank += time.Duration(st.blockRank.Load())
-	all := topK{segs: segs}
+	n := 0
+	for i := range st.tops {
+		n += len(st.tops[i].items)
+	}
+	all := topK{segs: segs, items: make([]scored, 0, n)}
 	for i := range st.tops {
 		all.items = append(all.items, st.tops[i].items...)
 	}
@@ -569,7 +573,11 @@ func (s *Searcher) Search(ctx context.Context, req Request) (*Result, error) {
 		for _, sc := range ranked {
 			segs[sc.seg].PrefetchDocStrings(int(sc.doc))
 		}
-		hl := newHighlighter(q)
+		var hl *highlighter
+		if req.Snippets {
+			hl = newHighlighter(q)
+		}
+		res.Hits = make([]Hit, 0, len(ranked))
 		for _, sc := range ranked {
 			seg := segs[sc.seg]
 			info := seg.Doc(int(sc.doc))
@@ -596,11 +604,11 @@ func (s *Searcher) Search(ctx context.Context, req Request) (*Result, error) {
 // Verification and ranking check ctx every deadlineStride candidates, so a
 // query past its deadline stops inside a segment, not only between two.
 //
-// Its time starts at t0, the end of the segment searched before (the clock
-// is read once between two segments: a segment skipped meanwhile, or one
-// that matches nothing, counts in the next one's first stage), and it
-// returns when it ended.
-func (s *Searcher) searchSegment(ctx context.Context, seg *segment.Segment, si int, q *compiled, k int, avgdl float64, an *tokenize.Analyzer, cands *[]int32, top *topK, floor *scoreFloor, t0 time.Time) (segResult, time.Time) {
+// Its time starts at t0, a clock reading at the end of the segment searched
+// before (the clock is read once between two segments: a segment skipped
+// meanwhile, or one that matches nothing, counts in the next one's first
+// stage), and it returns the reading at its own end.
+func (s *Searcher) searchSegment(ctx context.Context, seg *segment.Segment, si int, q *compiled, k int, avgdl float64, an *tokenize.Analyzer, cands *[]int32, top *topK, floor *scoreFloor, t0 time.Duration) (segResult, time.Duration) {
 	var r segResult
 	p, err := s.plan(seg, q.root, q)
 	if err != nil {
@@ -615,8 +623,8 @@ func (s *Searcher) searchSegment(ctx context.Context, seg *segment.Segment, si i
 		} else {
 			p.release()
 		}
-		end := time.Now()
-		r.rank = end.Sub(t0)
+		end := clock()
+		r.rank = end - t0
 		return r, end
 	}
 	defer p.release()
@@ -626,8 +634,8 @@ func (s *Searcher) searchSegment(ctx context.Context, seg *segment.Segment, si i
 	if k == 0 {
 		if n, ok := quickCount(p); ok {
 			r.hits, r.candidates = n, n
-			end := time.Now()
-			r.match = end.Sub(t0)
+			end := clock()
+			r.match = end - t0
 			return r, end
 		}
 	}
@@ -635,8 +643,8 @@ func (s *Searcher) searchSegment(ctx context.Context, seg *segment.Segment, si i
 	p.match(func(doc int) { c = append(c, int32(doc)) })
 	*cands = c
 	r.candidates = len(c)
-	t1 := time.Now()
-	r.match = t1.Sub(t0)
+	t1 := clock()
+	r.match = t1 - t0
 
 	v := newVerifier(p, an)
 	if k == 0 {
@@ -644,11 +652,11 @@ func (s *Searcher) searchSegment(ctx context.Context, seg *segment.Segment, si i
 	} else {
 		r.err = s.rankCandidates(ctx, p, v, c, q, si, avgdl, top, floor, &r)
 	}
-	end := time.Now()
+	end := clock()
 	if k > 0 && p.root.exact {
-		r.rank = end.Sub(t1)
+		r.rank = end - t1
 	} else {
-		r.verify = end.Sub(t1)
+		r.verify = end - t1
 	}
 	return r, end
 }
@@ -721,3 +729,12 @@ func expandPrefix(ix *index.Index, prefix string) ([]string, error) {
 	}
 	return words, nil
 }
+
+// epoch is where clock counts from.
+var epoch = time.Now()
+
+// clock reads the monotonic clock alone, as a duration since epoch: one
+// clock read where time.Now makes two (wall and monotonic time), for
+// searchSegment, which reads it once or twice for every segment a query
+// visits.
+func clock() time.Duration { return time.Since(epoch) }
