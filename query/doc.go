@@ -70,7 +70,9 @@
 //     is ranked block by block: once every segment is searched, the blocks
 //     of all such plans are taken best bound first, as if from one
 //     segment, and ranking stops at the first block below the page; the
-//     blocks after it are never evaluated.
+//     blocks after it are never evaluated. The page's documents are read
+//     last: their records, then their keys and titles, are all asked for
+//     before the first is read.
 //  4. snippets: for the hits of the page only, when Request.Snippets is set,
 //     a window of the stored text that holds the most distinct query words,
 //     with the byte ranges to highlight.

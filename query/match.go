@@ -460,7 +460,8 @@ func andNotInto(out, x *block) bool {
 // eachBlock calls f for every block b, ascending, where the plan has
 // candidates, with their bits in acc (the live row not yet applied). When
 // the plan is prefetchable, the next block is found before this one is
-// evaluated, and its rows are prefetched meanwhile.
+// evaluated, and its rows are prefetched meanwhile. A conjunction of rows
+// alone at rank 3, the commonest plan of a few words, takes eachWordBlock.
 func (p *plan) eachBlock(f func(b int, acc block)) {
 	var acc block
 	blocks := len(p.seg.Live()) / bitrow.BlockWords
