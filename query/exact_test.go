@@ -560,7 +560,7 @@ func signatureCandidates(t *testing.T, s *Searcher, qs string) []string {
 	}
 	var keys []string
 	for _, seg := range s.ix.Segments() {
-		p, err := s.plan(seg, q.root, q)
+		p, err := s.plan(seg, q.segIdx[seg], q.root, q)
 		if err != nil {
 			t.Fatal(err)
 		}

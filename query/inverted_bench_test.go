@@ -159,7 +159,7 @@ func benchWords(b testing.TB, s *Searcher, seg *segment.Segment, private bool) s
 // index: ns per candidate.
 func BenchmarkVerify(b *testing.B) {
 	bs := newBenchSegment(b, "shared")
-	p, err := bs.s.plan(bs.seg, bs.q.root, bs.q)
+	p, err := bs.s.plan(bs.seg, bs.q.segIdx[bs.seg], bs.q.root, bs.q)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -186,7 +186,7 @@ func BenchmarkVerify(b *testing.B) {
 // BenchmarkTop10 is BM25 scoring and the top-10 heap: ns per hit.
 func BenchmarkTop10(b *testing.B) {
 	bs := newBenchSegment(b, "shared")
-	p, err := bs.s.plan(bs.seg, bs.q.root, bs.q)
+	p, err := bs.s.plan(bs.seg, bs.q.segIdx[bs.seg], bs.q.root, bs.q)
 	if err != nil {
 		b.Fatal(err)
 	}

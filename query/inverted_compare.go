@@ -73,7 +73,7 @@ func (s *Searcher) Matches(ctx context.Context, q string) (*Matches, error) {
 // signatureMatches is searchSegment's match and verify stages, counting the
 // rows and row blocks read.
 func (s *Searcher) signatureMatches(seg *segment.Segment, q *compiled, an *tokenize.Analyzer, m *Matches) ([]uint32, error) {
-	p, err := s.plan(seg, q.root, q)
+	p, err := s.plan(seg, q.segIdx[seg], q.root, q)
 	if err != nil {
 		return nil, err
 	}

@@ -152,9 +152,12 @@ func (pl *plan) release() {
 	planners.Put(p)
 }
 
-func (s *Searcher) plan(seg *segment.Segment, root Node, q *compiled) (*plan, error) {
+// plan compiles root for seg, the si-th segment of the Searcher's index
+// (the index of its entries in q), into a plan with its slots sorted by
+// termID; the plan is released with release.
+func (s *Searcher) plan(seg *segment.Segment, si int, root Node, q *compiled) (*plan, error) {
 	p := planners.Get().(*planner)
-	p.s, p.seg, p.si = s, seg, q.segIdx[seg]
+	p.s, p.seg, p.si = s, seg, si
 	n, err := p.compile(root, false, q)
 	if err != nil {
 		(&plan{planner: p}).release()
@@ -572,7 +575,6 @@ func (p *planner) compileNot(x *Not, negated bool, q *compiled) (*pnode, error) 
 // sparsest first. It folds into kNone when a child matches nothing, into
 // kAll when nothing is left, and into its only kid when that is all.
 func (p *planner) compileAnd(x *And, negated bool, q *compiled) (*pnode, error) {
-	n := p.node(kAnd, true, 1)
 	// The words among the children make one leaf, which mergeRows orders
 	// with any other plain conjunction's once.
 	words := p.words[:0]
@@ -582,6 +584,11 @@ func (p *planner) compileAnd(x *And, negated bool, q *compiled) (*pnode, error) 
 		}
 	}
 	p.words = words[:0] // the leaf is built before any child reuses it
+	if len(words) == len(x.Children) {
+		// Words alone, the commonest query: their leaf is the plan.
+		return p.finished(p.leaf(words, negated, q)), nil
+	}
+	n := p.node(kAnd, true, 1)
 	none := false
 	if len(words) > 0 {
 		none = !n.and(p.leaf(words, negated, q))

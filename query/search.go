@@ -610,7 +610,7 @@ func (s *Searcher) Search(ctx context.Context, req Request) (*Result, error) {
 // stage), and it returns the reading at its own end.
 func (s *Searcher) searchSegment(ctx context.Context, seg *segment.Segment, si int, q *compiled, k int, avgdl float64, an *tokenize.Analyzer, cands *[]int32, top *topK, floor *scoreFloor, t0 time.Duration) (segResult, time.Duration) {
 	var r segResult
-	p, err := s.plan(seg, q.root, q)
+	p, err := s.plan(seg, si, q.root, q)
 	if err != nil {
 		r.err = err
 		return r, t0
