@@ -416,6 +416,10 @@ func (n *pnode) highBits(b int) uint64 {
 // 6 one word of each row rules out eight blocks.
 func (n *pnode) nextHigh(b int) int {
 	per := 512 >> n.rank
+	if per == 64 { // a word a block
+		b, _ = n.nextWord(b, len(n.high[0]))
+		return b
+	}
 	words := len(n.high[0])
 	for w := b * per / 64; w < words; w++ {
 		acc := ^uint64(0)
