@@ -260,14 +260,30 @@ func sortScore(score []scoreSlot) {
 // bm25 scores a document from the frequencies of the plan's terms, in the
 // query's order (sortScore).
 func (p *plan) bm25(tf []uint32, q *compiled, dl int, avgdl float64) float64 {
-	norm := bm25K1 * (1 - bm25B + bm25B*float64(dl)/max(avgdl, 1e-9))
+	norm := bm25Norm(dl, avgdl)
 	score := 0.0
 	for _, sl := range p.score {
-		if f := float64(tf[sl.slot]); f > 0 {
-			score += q.idf[sl.term] * f * (bm25K1 + 1) / (f + norm)
-		}
+		score += bm25Term(q.idf[sl.term], tf[sl.slot], norm)
 	}
 	return score
+}
+
+// bm25Norm is the part of BM25's divisor that a document's length dl
+// makes: k1·(1 − b + b·dl/avgdl).
+func bm25Norm(dl int, avgdl float64) float64 {
+	return bm25K1 * (1 - bm25B + bm25B*float64(dl)/max(avgdl, 1e-9))
+}
+
+// bm25Term is one term's part of a BM25 score, of frequency tf in a
+// document of norm bm25Norm. Every scorer adds these, in the query's
+// order, so that a document scores the same to the last bit whichever way
+// it was found.
+func bm25Term(idf float64, tf uint32, norm float64) float64 {
+	if tf == 0 {
+		return 0
+	}
+	f := float64(tf)
+	return idf * f * (bm25K1 + 1) / (f + norm)
 }
 
 // scoreFloor is a score every page of the query reaches: the lowest of the k

@@ -72,6 +72,7 @@ type compiled struct {
 	prefixes map[string][]string // the words of each prefix, expanded once
 	segIdx   map[*segment.Segment]int
 	required []int // indexes of the terms every match contains (requiredTerms)
+	words    bool  // the query is words alone, all required (conjunctionOfWords)
 }
 
 // lookup returns a term's entry in a segment, from the compile-time lookups.
@@ -165,6 +166,7 @@ func (s *Searcher) compileInto(c *compiled, p *parser, an *tokenize.Analyzer, q 
 		}
 	}
 	c.required = requiredTerms(root, c, c.required[:0])
+	c.words = conjunctionOfWords(root)
 	if !rank {
 		return nil
 	}
@@ -432,6 +434,10 @@ func (s *Searcher) searchSegments(ctx context.Context, st *queryState, k int, ca
 		}
 		if s.inv != nil {
 			st.parts[i] = s.searchSegmentInverted(segs[i], i, q, k, avgdl, an, top)
+			continue
+		}
+		if q.words && q.listIn(i) && wordsPath {
+			st.parts[i], now = s.searchWords(ctx, segs[i], i, q, k, avgdl, top, &st.floor, now)
 			continue
 		}
 		st.parts[i], now = s.searchSegment(ctx, segs[i], i, q, k, avgdl, an, cands, top, &st.floor, now)

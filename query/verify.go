@@ -49,8 +49,10 @@ const readAhead = 8
 // (segment.PrefetchForward). A loop over candidates whose forward entries
 // it reads calls it at each one; with lengths, a ranking loop, which reads
 // each candidate's length too, it prefetches that beside the entry.
-func (v *verifier) ahead(docs []int32, i int, lengths bool) {
-	seg := v.p.seg
+func (v *verifier) ahead(docs []int32, i int, lengths bool) { prefetchAhead(v.p.seg, docs, i, lengths) }
+
+// prefetchAhead is verifier.ahead for a loop over the documents docs of seg.
+func prefetchAhead(seg *segment.Segment, docs []int32, i int, lengths bool) {
 	if i == 0 {
 		seg.PrefetchForwardOffsets(docs[:min(2*readAhead+1, len(docs))])
 		seg.PrefetchForward(docs[:min(readAhead+1, len(docs))])
@@ -67,6 +69,17 @@ func (v *verifier) ahead(docs []int32, i int, lengths bool) {
 		if lengths {
 			seg.PrefetchLengths(docs[j : j+1])
 		}
+	}
+}
+
+// prefetchLengthsAhead prefetches, before docs[i] is scored, the length of
+// docs[i+readAhead] (at the first, those of all the documents before it),
+// for a ranking loop that reads no forward entry.
+func prefetchLengthsAhead(seg *segment.Segment, docs []int32, i int) {
+	if i == 0 {
+		seg.PrefetchLengths(docs[:min(readAhead+1, len(docs))])
+	} else if j := i + readAhead; j < len(docs) {
+		seg.PrefetchLengths(docs[j : j+1])
 	}
 }
 

@@ -1,0 +1,347 @@
+package query
+
+import (
+	"context"
+	"math"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/bitsieve/bitsieve/internal/segment"
+)
+
+// A conjunction of words is the commonest query: `white whale`, a package
+// title, a collocation. In a segment where one of its words has a list
+// (the rarest tail, segment.Treatment), its candidates are that list's
+// documents, a few dozen at most, and planning the segment's rows and
+// ranking its blocks would cost more than the documents themselves. Such a
+// visit (searchWords) walks the shortest list document by document and
+// tests each one against the other words: a list or a private row is asked
+// whether it holds the document (segment.Freqs, which also gives its
+// frequency), a word with shared rows has the document's bit tested in
+// each of its rows, rank-r rows first. The documents that pass are then
+// verified against the forward index for the words with shared rows, as
+// every plan verifies them, and scored with BM25 from the same
+// frequencies, added in the same order, so the results are those of the
+// plan to the last bit.
+
+// wordTerm is one word of a conjunction in the segment being visited.
+type wordTerm struct {
+	ti    int      // its index in the compiled query
+	list  bool     // a list: exact, frequencies in freqs
+	row   []uint64 // a private row: exact, frequencies in freqs
+	freqs segment.Freqs
+	// A word with shared rows: its rows of rank 0 and of the segment's
+	// higher rank, as wordsVisit.rows[rows[0]:rows[1]] and [rows[1]:rows[2]],
+	// and its index in wordsVisit.vids.
+	rows [3]int
+	vi   int
+}
+
+// shared reports whether the word has shared rows (and so is verified).
+func (t *wordTerm) shared() bool { return t.vi >= 0 }
+
+// wordsVisit is the memory of searchWords, reused across segments and
+// queries (wordsVisits).
+type wordsVisit struct {
+	terms  []wordTerm // in the query's order
+	order  []int      // the terms other than the driver, in the order they are tested
+	drv    int        // the term whose list drives the visit
+	rows   [][]uint64 // the shared rows of every term
+	rowBuf []int
+	driver []uint16 // the driver's documents
+	cands  []int32  // documents that passed every word's bits
+	tfs    []uint32 // by candidate and term: the frequencies read while testing
+	vids   []segment.TermID
+	vterm  []int // by vids index: its term
+	vtf    []uint32
+	ids    []segment.TermID // every word's termID, ascending, for a frequency only the forward index holds
+	iterm  []int
+	itf    []uint32
+	tf     []uint32 // by term: the frequencies of the document being scored
+}
+
+var wordsVisits = sync.Pool{New: func() any { return new(wordsVisit) }}
+
+// tfForward marks a frequency the segment keeps only in its forward index
+// (segment.Freqs.Of: 255 or more).
+const tfForward = math.MaxUint32
+
+// conjunctionOfWords reports whether a query is words alone, each required:
+// one Term, or an And of Terms.
+func conjunctionOfWords(root Node) bool {
+	switch x := root.(type) {
+	case *Term:
+		return true
+	case *And:
+		for _, c := range x.Children {
+			if _, ok := c.(*Term); !ok {
+				return false
+			}
+		}
+		return len(x.Children) > 0
+	}
+	return false
+}
+
+// listIn reports whether a word of the compiled query has a list in
+// segment si.
+func (q *compiled) listIn(si int) bool {
+	for i := range q.terms {
+		if q.ents[i][si].Treatment().List {
+			return true
+		}
+	}
+	return false
+}
+
+// searchWords searches segment si for a conjunction of words (q.words)
+// one of which has a list there, keeping the k best hits in top (k = 0
+// counts). Its time starts at t0, as searchSegment's does, and it returns
+// the clock at its end.
+func (s *Searcher) searchWords(ctx context.Context, seg *segment.Segment, si int, q *compiled, k int, avgdl float64, top *topK, floor *scoreFloor, t0 time.Duration) (segResult, time.Duration) {
+	var r segResult
+	w := wordsVisits.Get().(*wordsVisit)
+	defer wordsVisits.Put(w)
+	w.setup(seg, si, q)
+	w.match(seg)
+	r.candidates = len(w.cands)
+	t1 := clock()
+	r.match = t1 - t0
+	r.err = w.verifyRank(ctx, seg, si, q, k, avgdl, top, floor, &r)
+	end := clock()
+	if k > 0 {
+		r.rank = end - t1
+	} else {
+		r.verify = end - t1
+	}
+	return r, end
+}
+
+// setup gathers the words' structures in seg, the documents of the
+// shortest list, and the order the other words are tested in: lists, then
+// private rows, then shared rows, each the rarest first.
+func (w *wordsVisit) setup(seg *segment.Segment, si int, q *compiled) {
+	w.terms, w.rows, w.vids, w.vterm, w.ids, w.iterm = w.terms[:0], w.rows[:0], w.vids[:0], w.vterm[:0], w.ids[:0], w.iterm[:0]
+	shortest := math.MaxInt
+	for ti := range q.terms {
+		e := q.ents[ti][si]
+		tr := e.Treatment()
+		t := wordTerm{ti: ti, vi: -1}
+		switch {
+		case tr.List:
+			t.list = true
+			t.freqs, _ = seg.FreqsOf(e)
+			if e.DF < shortest {
+				w.drv, shortest = len(w.terms), e.DF
+			}
+		case tr.Private:
+			t.freqs, _ = seg.FreqsOf(e)
+			t.row = seg.Row(tr.Row)
+		default:
+			w.rowBuf = seg.TermRowsOf(w.rowBuf[:0], q.hashes[ti], tr)
+			t.rows[0] = len(w.rows)
+			for _, r := range w.rowBuf {
+				if seg.RowRank(r) == 0 {
+					w.rows = append(w.rows, seg.Row(r))
+				}
+			}
+			t.rows[1] = len(w.rows)
+			for _, r := range w.rowBuf {
+				if seg.RowRank(r) != 0 {
+					w.rows = append(w.rows, seg.Row(r))
+				}
+			}
+			t.rows[2] = len(w.rows)
+			t.vi = len(w.vids)
+			w.vids, w.vterm = append(w.vids, e.ID), append(w.vterm, len(w.terms))
+		}
+		w.ids, w.iterm = append(w.ids, e.ID), append(w.iterm, len(w.terms))
+		w.terms = append(w.terms, t)
+	}
+	sortIDs(w.vids, w.vterm)
+	for i, ti := range w.vterm {
+		w.terms[ti].vi = i
+	}
+	sortIDs(w.ids, w.iterm)
+	w.driver = seg.ListOf(q.ents[w.terms[w.drv].ti][si]).AppendTo(w.driver[:0])
+
+	w.order = w.order[:0]
+	for i := range w.terms {
+		if i != w.drv {
+			w.order = append(w.order, i)
+		}
+	}
+	class := func(i int) int {
+		switch t := &w.terms[i]; {
+		case t.list:
+			return 0
+		case t.row != nil:
+			return 1
+		}
+		return 2
+	}
+	for i := 1; i < len(w.order); i++ {
+		for j := i; j > 0; j-- {
+			a, b := w.order[j], w.order[j-1]
+			ca, cb := class(a), class(b)
+			if ca > cb || (ca == cb && q.ents[w.terms[a].ti][si].DF >= q.ents[w.terms[b].ti][si].DF) {
+				break
+			}
+			w.order[j], w.order[j-1] = b, a
+		}
+	}
+	n := len(w.terms)
+	w.vtf = growUint32(w.vtf, len(w.vids))
+	w.itf = growUint32(w.itf, n)
+	w.tf = growUint32(w.tf, n)
+}
+
+// match lists the driver's live documents that every other word's bits
+// admit, in w.cands, with the frequencies the lists gave in w.tfs.
+// (Prefetching the tested rows' words a few documents ahead was slower:
+// the tests of successive documents already overlap.)
+func (w *wordsVisit) match(seg *segment.Segment) {
+	var live []uint64
+	if seg.NumDeleted() > 0 {
+		live = seg.Live()
+	}
+	rank := uint(seg.Rank())
+	n := len(w.terms)
+	w.cands, w.tfs = w.cands[:0], w.tfs[:0]
+	for _, d16 := range w.driver {
+		d := uint(d16)
+		if live != nil && live[d>>6]&(1<<(d&63)) == 0 {
+			continue
+		}
+		at := len(w.tfs)
+		w.tfs = append(w.tfs, make([]uint32, n)...)
+		if !w.admits(d, rank, w.tfs[at:]) {
+			w.tfs = w.tfs[:at]
+			continue
+		}
+		w.cands = append(w.cands, int32(d))
+	}
+}
+
+// admits reports whether every word other than the driver may be in
+// document d: a list's frequency (kept in tf) is not 0, a private row has
+// its bit, and so does every shared row of a word.
+func (w *wordsVisit) admits(d, rank uint, tf []uint32) bool {
+	for _, i := range w.order {
+		t := &w.terms[i]
+		switch {
+		case t.list:
+			f, ok := t.freqs.Of(int(d))
+			if !ok {
+				f = tfForward
+			} else if f == 0 {
+				return false
+			}
+			tf[i] = f
+		case t.row != nil:
+			if t.row[d>>6]&(1<<(d&63)) == 0 {
+				return false
+			}
+		default:
+			h := d >> rank
+			for _, r := range w.rows[t.rows[1]:t.rows[2]] {
+				if r[h>>6]&(1<<(h&63)) == 0 {
+					return false
+				}
+			}
+			for _, r := range w.rows[t.rows[0]:t.rows[1]] {
+				if r[d>>6]&(1<<(d&63)) == 0 {
+					return false
+				}
+			}
+		}
+	}
+	return true
+}
+
+// verifyRank verifies the candidates against the forward index, when a
+// word has shared rows, counts the hits into r and, when k > 0, scores
+// them into top.
+func (w *wordsVisit) verifyRank(ctx context.Context, seg *segment.Segment, si int, q *compiled, k int, avgdl float64, top *topK, floor *scoreFloor, r *segResult) error {
+	n := len(w.terms)
+	verify := len(w.vids) > 0
+	for ci, doc := range w.cands {
+		if ci%deadlineStride == deadlineStride-1 && ctx.Err() != nil {
+			return ctx.Err()
+		}
+		d := int(doc)
+		if verify {
+			prefetchAhead(seg, w.cands, ci, k > 0)
+			if err := seg.ForwardLookup(d, w.vids, w.vtf); err != nil {
+				return err
+			}
+			if slices.Contains(w.vtf, 0) {
+				continue // a false positive of the shared rows
+			}
+		} else if k > 0 {
+			prefetchLengthsAhead(seg, w.cands, ci)
+		}
+		r.hits++
+		if k == 0 {
+			continue
+		}
+		forward := false
+		for i := range w.terms {
+			t := &w.terms[i]
+			f := w.tfs[ci*n+i]
+			switch {
+			case t.shared():
+				f = w.vtf[t.vi]
+			case i == w.drv || t.row != nil:
+				var ok bool
+				if f, ok = t.freqs.Of(d); !ok {
+					f = tfForward
+				}
+			}
+			forward = forward || f == tfForward
+			w.tf[i] = f
+		}
+		if forward {
+			if err := seg.ForwardLookup(d, w.ids, w.itf); err != nil {
+				return err
+			}
+			for j, i := range w.iterm {
+				w.tf[i] = w.itf[j]
+			}
+		}
+		norm := bm25Norm(seg.DocTokens(d), avgdl)
+		score := 0.0
+		for i := range w.terms {
+			score += bm25Term(q.idf[w.terms[i].ti], w.tf[i], norm)
+		}
+		r.scored++
+		top.push(scored{score: score, seg: int32(si), doc: doc})
+		if len(top.items) == top.k {
+			floor.raise(top.items[0].score)
+		}
+	}
+	return nil
+}
+
+// sortIDs sorts ids ascending, moving terms with them (a query's few
+// words: by insertion).
+func sortIDs(ids []segment.TermID, terms []int) {
+	for i := 1; i < len(ids); i++ {
+		for j := i; j > 0 && ids[j] < ids[j-1]; j-- {
+			ids[j], ids[j-1] = ids[j-1], ids[j]
+			terms[j], terms[j-1] = terms[j-1], terms[j]
+		}
+	}
+}
+
+// growUint32 returns s resized to n, zeroed.
+func growUint32(s []uint32, n int) []uint32 {
+	s = slices.Grow(s[:0], n)[:n]
+	clear(s)
+	return s
+}
+
+// wordsPath turns searchWords on; the tests turn it off to compare it
+// with the plans.
+var wordsPath = true

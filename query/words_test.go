@@ -1,0 +1,131 @@
+package query
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/bitsieve/bitsieve/index"
+)
+
+// TestWordsEqualsPlans checks the document-at-a-time visit of a conjunction
+// of words (searchWords) against the plans it stands in for: the same
+// totals, candidates and pages, scores equal to the last bit, for counts
+// and pages of several sizes, on indexes that mix lists, private and shared
+// rows, with deleted documents and frequencies past what the frequencies
+// section holds.
+func TestWordsEqualsPlans(t *testing.T) {
+	docs := genCorpus(4000, 9)
+	// Frequencies of 255 and more are read from the forward index.
+	docs = append(docs,
+		index.Document{Key: "gen/tf-list", Text: []byte(strings.Repeat("zebrafish ", 300) + "kalo")},
+		index.Document{Key: "gen/tf-list-2", Text: []byte("zebrafish quagga " + strings.Repeat("quagga ", 280))},
+	)
+	for _, p := range []index.Params{
+		index.DefaultParams,
+		{Density: 0.5, SNR: 2, KMin: 1, KMax: 12, ListDensity: 1.0 / 64},
+		{Density: 0.25, SNR: 2, KMin: 1, KMax: 12, ListDensity: 1.0 / 32, Rank: 6},
+	} {
+		t.Run(fmt.Sprintf("density-%v-lists-%v-rank-%d", p.Density, p.ListDensity, p.Rank), func(t *testing.T) {
+			dir := createIndex(t, docs, index.WriterOptions{Params: p, Capacity: 1000})
+			deleteSome(t, dir, docs, 0.04, p)
+			_, s := openSearcher(t, dir)
+			checkWordsEqualsPlans(t, s, docs, sweep(400))
+		})
+	}
+}
+
+// deleteSome deletes about a fraction of docs from the index in dir,
+// keeping the tombstones (no compaction).
+func deleteSome(t *testing.T, dir string, docs []index.Document, fraction float64, p index.Params) {
+	t.Helper()
+	w, err := index.OpenWriter(dir, index.WriterOptions{Params: p, Compact: index.CompactPolicy{Disabled: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(5, 5))
+	for _, d := range docs {
+		if r.Float64() < fraction {
+			if err := w.Delete(d.Key); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if _, err := w.Commit(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// checkWordsEqualsPlans runs n conjunctions of words drawn from docs, the
+// rare words of the corpus as often as its common ones, with the words
+// path and without it, and compares the answers.
+func checkWordsEqualsPlans(t *testing.T, s *Searcher, docs []index.Document, n int) {
+	t.Cleanup(func() { wordsPath = true })
+	r := rand.New(rand.NewPCG(9, 1))
+	ctx := context.Background()
+	visited := 0
+	// The documents of frequencies the forward index holds, then queries
+	// drawn from the documents.
+	queries := []string{"zebrafish", "zebrafish kalo", "quagga zebrafish", "quagga"}
+	for len(queries) < n {
+		d := docs[r.IntN(len(docs))]
+		words := strings.Fields(string(d.Text))
+		if len(words) == 0 {
+			continue
+		}
+		var qw []string
+		for range 1 + r.IntN(4) {
+			qw = append(qw, words[r.IntN(len(words))])
+		}
+		if r.IntN(4) == 0 {
+			qw = append(qw, docs[r.IntN(len(docs))].Key[4:]) // a word no document holds, now and then
+		}
+		queries = append(queries, strings.Join(qw, " "))
+	}
+	for _, q := range queries {
+		c, err := s.compile(q)
+		if err != nil {
+			continue // stop words alone
+		}
+		for si := range s.ix.Segments() {
+			if c.words && c.canMatch(si) && c.listIn(si) {
+				visited++
+				break
+			}
+		}
+		for _, limit := range []int{1, 10, s.ix.NumDocs() + 1} {
+			wordsPath = true
+			got, err := s.Search(ctx, Request{Query: q, Limit: limit})
+			if err != nil {
+				t.Fatalf("%q: %v", q, err)
+			}
+			wordsPath = false
+			want, err := s.Search(ctx, Request{Query: q, Limit: limit})
+			if err != nil {
+				t.Fatalf("%q without the words path: %v", q, err)
+			}
+			if got.Total != want.Total || got.Candidates != want.Candidates || len(got.Hits) != len(want.Hits) {
+				t.Fatalf("%q limit %d: total %d, candidates %d, %d hits; the plans give %d, %d, %d",
+					q, limit, got.Total, got.Candidates, len(got.Hits), want.Total, want.Candidates, len(want.Hits))
+			}
+			for i := range got.Hits {
+				if g, w := got.Hits[i], want.Hits[i]; g.Key != w.Key || g.Score != w.Score {
+					t.Fatalf("%q limit %d: hit %d is %s (%v); the plans give %s (%v)", q, limit, i, g.Key, g.Score, w.Key, w.Score)
+				}
+			}
+		}
+		wordsPath = true
+		cnt, err := s.Count(ctx, q)
+		wordsPath = false
+		want, err2 := s.Count(ctx, q)
+		if err != nil || err2 != nil || cnt != want {
+			t.Fatalf("%q: count %d (%v), the plans count %d (%v)", q, cnt, err, want, err2)
+		}
+	}
+	t.Logf("%d queries, %d of them visiting a segment word by word", n, visited)
+	if visited < n/4 {
+		t.Fatalf("only %d of %d queries took the words path: the test tests too little", visited, n)
+	}
+}
