@@ -44,21 +44,22 @@ func (t *wordTerm) shared() bool { return t.vi >= 0 }
 // wordsVisit is the memory of searchWords, reused across segments and
 // queries (wordsVisits).
 type wordsVisit struct {
-	terms  []wordTerm // in the query's order
-	order  []int      // the terms other than the driver, in the order they are tested
-	drv    int        // the term whose list drives the visit
-	rows   [][]uint64 // the shared rows of every term
-	rowBuf []int
-	driver []uint16 // the driver's documents
-	cands  []int32  // documents that passed every word's bits
-	tfs    []uint32 // by candidate and term: the frequencies read while testing
-	vids   []segment.TermID
-	vterm  []int // by vids index: its term
-	vtf    []uint32
-	ids    []segment.TermID // every word's termID, ascending, for a frequency only the forward index holds
-	iterm  []int
-	itf    []uint32
-	tf     []uint32 // by term: the frequencies of the document being scored
+	terms   []wordTerm // in the query's order
+	order   []int      // the terms other than the driver, in the order they are tested
+	drv     int        // the term whose list drives the visit
+	rows    [][]uint64 // the shared rows of every term
+	rowBuf  []int
+	driver  []uint16 // the driver's documents
+	decoded []uint16 // the driver's documents, when its list is chunked
+	cands   []int32  // documents that passed every word's bits
+	tfs     []uint32 // by candidate and term: the frequencies read while testing
+	vids    []segment.TermID
+	vterm   []int // by vids index: its term
+	vtf     []uint32
+	ids     []segment.TermID // every word's termID, ascending, for a frequency only the forward index holds
+	iterm   []int
+	itf     []uint32
+	tf      []uint32 // by term: the frequencies of the document being scored
 }
 
 var wordsVisits = sync.Pool{New: func() any { return new(wordsVisit) }}
@@ -164,7 +165,13 @@ func (w *wordsVisit) setup(seg *segment.Segment, si int, q *compiled) {
 		w.terms[ti].vi = i
 	}
 	sortIDs(w.ids, w.iterm)
-	w.driver = seg.ListOf(q.ents[w.terms[w.drv].ti][si]).AppendTo(w.driver[:0])
+	// A plain list is read in place; a chunked one is decoded.
+	if l := seg.ListOf(q.ents[w.terms[w.drv].ti][si]); l.Chunked() {
+		w.decoded = l.AppendTo(w.decoded[:0])
+		w.driver = w.decoded
+	} else {
+		w.driver = l.Plain()
+	}
 
 	w.order = w.order[:0]
 	for i := range w.terms {

@@ -154,8 +154,9 @@ type Freqs struct {
 	n       int      // its entries
 	tf      []byte   // the row's frequencies, or the list's from its first byte
 	// at is the byte offset in chunked of the chunk that Of read last, and
-	// seen the entries before it: the candidates of a segment come in
-	// ascending order, mostly, so Of goes on from there.
+	// seen the entries before it, or in a plain list the entry it found
+	// last: the candidates of a segment come in ascending order, mostly, so
+	// Of goes on from there.
 	at, seen int
 }
 
@@ -198,7 +199,7 @@ func (f *Freqs) Of(doc int) (uint32, bool) {
 			return 0, true
 		}
 	} else {
-		j, ok := slices.BinarySearch(f.list, uint16(doc))
+		j, ok := f.plainAt(doc)
 		if !ok {
 			return 0, true
 		}
@@ -208,6 +209,30 @@ func (f *Freqs) Of(doc int) (uint32, bool) {
 		return 0, false // (a directory past its row is damage: the forward index decides)
 	}
 	return uint32(f.tf[i]), true
+}
+
+// plainAt returns the index of doc in a plain list, false when the list
+// lacks it. It goes on from the entry it found last (at), galloping, when
+// doc lies after it, and searches the whole list otherwise.
+func (f *Freqs) plainAt(doc int) (int, bool) {
+	l, d := f.list, uint16(doc)
+	lo := 0
+	if len(l) == 0 {
+		return 0, false
+	}
+	if f.at < len(l) && l[f.at] <= d {
+		lo = f.at
+		step := 1
+		for lo+step < len(l) && l[lo+step] <= d {
+			lo += step
+			step *= 2
+		}
+		l = l[:min(len(l), lo+step)]
+	}
+	j, ok := slices.BinarySearch(l[lo:], d)
+	j += lo
+	f.at = min(j, len(f.list)-1)
+	return j, ok
 }
 
 // chunkedAt returns the byte offset of doc's entry in a chunked list, false
