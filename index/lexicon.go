@@ -402,29 +402,65 @@ func (lx *lexicon) entry(ord, id, df, code int) (segment.Entry, bool) {
 
 // Lookup appends the entries of word to dst, in segment order; none when no
 // segment holds it. It allocates nothing when dst has room.
+//
+// It scans the block without rebuilding its words. Below word, it keeps m,
+// the bytes the word just read shares with word: the next word, sharing
+// pre bytes with that one, is still below word when pre > m, is above it
+// when pre < m (it differs from the word before at byte pre, upwards, where
+// that one and word agree), and only when pre = m are its suffix's bytes
+// compared with word's from m.
 func (lx *lexicon) Lookup(word string, dst []segment.Entry) ([]segment.Entry, error) {
 	b := lx.block(word)
 	if b < 0 {
 		return dst, nil
 	}
-	var scratch [96]byte // longer words move to the heap
 	r := lexReader{lx: lx, p: int(lx.blockOff[b]), end: int(lx.blockOff[b+1])}
-	w := scratch[:0]
-	for {
-		var ok bool
-		if w, ok = r.decode(w); !ok {
+	m, prev := 0, 0 // prev: the length of the word before
+	for r.p < r.end && r.err == nil {
+		pre := r.uvarint()
+		suf := r.uvarint()
+		if r.err != nil || pre > prev || (r.inBlock == 0 && pre != 0) || suf > r.end-r.p || (suf == 0 && r.inBlock > 0) {
+			r.fail("bad word")
 			break
 		}
-		switch c := compareWord(w, word); {
-		case c == 0:
-			dst = r.entries(dst)
-			return dst, r.err
-		case c > 0:
+		tail := lx.body[r.p : r.p+suf]
+		r.p += suf
+		r.inBlock++
+		prev = pre + suf
+		switch {
+		case pre > m:
+		case pre < m:
 			return dst, nil
+		default:
+			c, k := compareTail(tail, word[m:])
+			switch {
+			case c == 0:
+				dst = r.entries(dst)
+				return dst, r.err
+			case c > 0:
+				return dst, nil
+			}
+			m += k
 		}
 		r.skip()
 	}
 	return dst, r.err
+}
+
+// compareTail compares b and s like bytes.Compare, and returns the length
+// of their common prefix too.
+func compareTail(b []byte, s string) (c, k int) {
+	n := min(len(b), len(s))
+	for k < n && b[k] == s[k] {
+		k++
+	}
+	switch {
+	case k < n && b[k] < s[k]:
+		return -1, k
+	case k < n:
+		return 1, k
+	}
+	return cmp.Compare(len(b), len(s)), k
 }
 
 // Prefetch asks for the head of the block where word would be, so that a
@@ -439,20 +475,6 @@ func (lx *lexicon) Prefetch(word string) {
 // lexPrefetchBytes is how much of a block Prefetch asks for: the first few
 // of its 32 words, which a lookup reads as soon as it starts.
 const lexPrefetchBytes = 256
-
-// compareWord compares b and s like bytes.Compare, without converting either.
-func compareWord(b []byte, s string) int {
-	n := min(len(b), len(s))
-	for i := 0; i < n; i++ {
-		if b[i] != s[i] {
-			if b[i] < s[i] {
-				return -1
-			}
-			return 1
-		}
-	}
-	return cmp.Compare(len(b), len(s))
-}
 
 // Prefix calls fn for every word starting with prefix, in ascending order,
 // with its entries, until fn returns false. The entries are reused between

@@ -85,8 +85,15 @@ func checkLexicon(t *testing.T, ix *Index) {
 			}
 		}
 	}
-	// Absent words: before the first, after the last, between any two.
-	for _, w := range []string{"", "\x00", "zzzzzzzzzzzz", words[0] + "\x00", words[len(words)/2] + "zz", "!"} {
+	// Absent words: before the first, after the last, between any two, and
+	// beside every word: a byte longer or shorter, its last byte one up or
+	// down (a lookup scans a block's words without rebuilding them).
+	absent := []string{"", "\x00", "zzzzzzzzzzzz", words[0] + "\x00", words[len(words)/2] + "zz", "!"}
+	for _, w := range words {
+		last := len(w) - 1
+		absent = append(absent, w+"\x00", w+"a", w+"~", w[:last], w[:last]+string(w[last]+1), w[:last]+string(w[last]-1))
+	}
+	for _, w := range absent {
 		if all[w] {
 			continue
 		}
