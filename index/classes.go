@@ -49,15 +49,16 @@ func groupLeftovers(classes map[int]*classBuffer, capacity int) (groups [][]*ana
 
 type classBuffer struct {
 	docs  []*analyzedDoc
-	bytes int64 // text bytes
-	mem   int64 // footprints
+	bytes int64      // text bytes
+	mem   int64      // footprints
+	spill *textSpill // where a writer's buffer keeps its documents' texts
 }
 
 // add appends d and reports whether the buffer is full: Capacity documents,
 // MaxSegmentBytes of text or half the memory budget.
 func (b *classBuffer) add(d *analyzedDoc, capacity int, maxBytes, budget int64) bool {
 	b.docs = append(b.docs, d)
-	b.bytes += int64(len(d.Text))
+	b.bytes += d.textLen()
 	b.mem += d.mem
 	return len(b.docs) >= capacity || b.bytes >= maxBytes || b.mem >= budget/2
 }
@@ -71,16 +72,23 @@ type classBuffers struct {
 
 func newClassBuffers() classBuffers { return classBuffers{classes: map[int]*classBuffer{}} }
 
-// add buffers d in its length class and says which class to seal now, if
-// any: d's, when its buffer is full (early when it is full only by memory),
-// or the largest, early, when the buffers together reach the budget.
-func (cb *classBuffers) add(d *analyzedDoc, capacity int, maxBytes, budget int64) (class int, seal, early bool) {
+// buffer returns the buffer of d's length class.
+func (cb *classBuffers) buffer(d *analyzedDoc) *classBuffer {
 	c := segment.LengthClassOf(len(d.Terms))
 	b := cb.classes[c]
 	if b == nil {
 		b = &classBuffer{}
 		cb.classes[c] = b
 	}
+	return b
+}
+
+// add buffers d in its length class and says which class to seal now, if
+// any: d's, when its buffer is full (early when it is full only by memory),
+// or the largest, early, when the buffers together reach the budget.
+func (cb *classBuffers) add(d *analyzedDoc, capacity int, maxBytes, budget int64) (class int, seal, early bool) {
+	c := segment.LengthClassOf(len(d.Terms))
+	b := cb.buffer(d)
 	cb.buffered += d.mem
 	if b.add(d, capacity, maxBytes, budget) {
 		return c, true, len(b.docs) < capacity && b.bytes < maxBytes
@@ -114,9 +122,13 @@ func largestBuffer(classes map[int]*classBuffer) int {
 // buffer until it is sealed into a segment (segment.Build).
 type analyzedDoc struct {
 	segment.Doc
-	dropped bool  // deleted or replaced before its segment was sealed
-	mem     int64 // bytes it holds, about (footprint)
+	dropped bool        // deleted or replaced before its segment was sealed
+	mem     int64       // bytes it holds, about (footprint)
+	spilled spilledText // where its text is while Text is nil (textspill.go)
 }
+
+// textLen is the length of d's text, in memory or spilled.
+func (d *analyzedDoc) textLen() int64 { return int64(len(d.Text)) + d.spilled.n }
 
 // footprint estimates the bytes an analyzed document holds while it waits
 // in a writer's buffer: its text, positions and terms (whose bytes the

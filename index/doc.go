@@ -154,5 +154,8 @@
 // a MANIFEST from the files' own headers.
 //
 // A writer holds at most about WriterOptions.MemoryBudget of analyzed
-// documents: past it, it seals its largest buffer as a segment early.
+// documents: past it, it seals its largest buffer as a segment early. The
+// texts of the documents it buffers wait in scratch files beside the
+// index, not in memory (textspill.go), so the budget goes to what the
+// segments are laid out from.
 package index

@@ -106,14 +106,14 @@ func syncDir(dir string) error {
 
 // removeTemps deletes the temporary files an interrupted writer left: its
 // own kinds only (MANIFEST, segments, tombstones, lexicons, spilled
-// dictionaries), so that tools writing other files into the directory are
+// dictionaries and texts), so that tools writing other files into the directory are
 // not disturbed.
 func removeTemps(dir string) {
 	ents, _ := os.ReadDir(dir)
 	for _, e := range ents {
 		n, ok := strings.CutSuffix(e.Name(), tmpSuffix)
 		n = strings.TrimSuffix(n, ".dict")
-		if ok && (n == ManifestName || strings.HasSuffix(n, ".seg") || strings.HasSuffix(n, ".del") || strings.HasSuffix(n, ".lex")) {
+		if ok && (n == ManifestName || strings.HasSuffix(n, ".seg") || strings.HasSuffix(n, ".del") || strings.HasSuffix(n, ".lex") || strings.HasSuffix(n, ".text")) {
 			os.Remove(filepath.Join(dir, e.Name()))
 		}
 	}

@@ -28,7 +28,8 @@ type WriterOptions struct {
 	Workers         int    // analysis goroutines; default GOMAXPROCS
 
 	// MemoryBudget bounds the bytes of analyzed documents the writer holds,
-	// buffered or being sealed (DefaultMemoryBudget when 0): a length
+	// buffered or being sealed (DefaultMemoryBudget when 0); the texts of
+	// the documents buffered are kept on disk until their seal. A length
 	// class's buffer is sealed as a segment when it reaches half of it, the
 	// largest buffer when all reach it, and while the documents held exceed
 	// it the writer waits for a seal to end. So the writer's memory stays
@@ -184,6 +185,7 @@ type Writer struct {
 
 	// Collector state: only the collector goroutine touches it until stop.
 	buf     classBuffers
+	spills  []*textSpill            // every scratch file of texts (textspill.go), removed at the end
 	early   int                     // segments sealed before they were full (sealClass)
 	loc     map[string]sessionDoc   // live documents added by this writer
 	pending map[string]*analyzedDoc // those of them still buffered
@@ -620,10 +622,34 @@ func (w *Writer) route(d *analyzedDoc) {
 	w.deleteBase(key)
 	w.loc[key] = 0
 	w.pending[key] = d
+	if err := w.spillText(d); err != nil {
+		w.fail(err) // the text stays in memory; the commit fails
+	}
 	if c, seal, early := w.buf.add(d, w.opt.Capacity, w.opt.MaxSegmentBytes, w.opt.MemoryBudget); seal {
 		w.sealClass(c, early)
 	}
 	w.holdBudget()
+}
+
+// spillText moves d's text from memory to the scratch file of its class
+// buffer (textspill.go), and its footprint with it.
+func (w *Writer) spillText(d *analyzedDoc) error {
+	b := w.buf.buffer(d)
+	if b.spill == nil {
+		s, err := newTextSpill(w.dir, uint64(len(w.spills)))
+		if err != nil {
+			return err
+		}
+		b.spill = s
+		w.spills = append(w.spills, s)
+	}
+	st, err := b.spill.add(d.Text)
+	if err != nil {
+		return err
+	}
+	d.Text, d.spilled = nil, st
+	d.mem = d.footprint()
+	return nil
 }
 
 // holdBudget keeps the documents the writer holds, buffered or being
@@ -671,7 +697,16 @@ func (w *Writer) seal(docs []*analyzedDoc, class int) {
 	}
 	var mem int64
 	for _, d := range kept {
-		mem += d.mem
+		mem += d.mem + d.spilled.n // the texts are read back for the seal
+	}
+	var last *textSpill
+	for _, d := range docs {
+		if s := d.spilled.spill; s != nil && s != last {
+			if err := s.finish(); err != nil {
+				w.fail(err)
+			}
+			last = s
+		}
 	}
 	w.sealMu.Lock()
 	w.sealing += mem
@@ -688,6 +723,10 @@ func (w *Writer) seal(docs []*analyzedDoc, class int) {
 			w.sealMu.Unlock()
 		}()
 		if w.errSet.Load() {
+			return
+		}
+		if _, err := loadTexts(kept); err != nil {
+			w.fail(err)
 			return
 		}
 		seg, dict, err := writeSegmentFile(w.dir, name, segmentDocs(kept), w.opt.Params, class, w.opt.Analyzer)
@@ -762,6 +801,7 @@ func (w *Writer) Commit() (WriteStats, error) {
 		w.seal(g, classes[i])
 	}
 	w.seals.Wait()
+	w.removeTextSpills()
 	defer w.release()
 	if w.err != nil {
 		w.removeNew()
@@ -934,6 +974,7 @@ func (w *Writer) Abort() error {
 	}
 	w.stop()
 	w.seals.Wait()
+	w.removeTextSpills()
 	w.removeNew()
 	w.release()
 	return nil
@@ -954,6 +995,15 @@ func (w *Writer) removeSpills() {
 			os.Remove(d.Spill)
 		}
 	}
+}
+
+// removeTextSpills removes the scratch files of texts that no seal has
+// read (a seal removes those it reads); the seals must have ended.
+func (w *Writer) removeTextSpills() {
+	for _, s := range w.spills {
+		s.remove()
+	}
+	w.spills = nil
 }
 
 func (w *Writer) closeBase() {
