@@ -179,6 +179,17 @@ func (a *Analyzer) segments(text []byte, terms bool, fn func(term string, start,
 		a.identifiers(data, terms, fn)
 		return
 	}
+	if alnumWord(data) {
+		// One word of ASCII letters and digits, as most query words are:
+		// UAX #29 breaks nowhere inside it (WB5, WB8, WB9, WB10), so it is
+		// one segment, and the segmenter's setup would cost more than it.
+		term := ""
+		if terms {
+			term = a.term(data)
+		}
+		fn(term, 0, len(data))
+		return
+	}
 	off := 0
 	for off < len(data) {
 		rest := window(data[off:])
@@ -204,6 +215,17 @@ func (a *Analyzer) segments(text []byte, terms bool, fn func(term string, start,
 		off += n
 	}
 	a.trim()
+}
+
+// alnumWord reports whether b is a non-empty run of ASCII letters and
+// digits.
+func alnumWord(b []byte) bool {
+	for _, c := range b {
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9') {
+			return false
+		}
+	}
+	return len(b) > 0
 }
 
 // windowBytes is about how much text is segmented at a time.

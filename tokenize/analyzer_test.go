@@ -460,3 +460,42 @@ func TestWindowsSegmentAsOnePiece(t *testing.T) {
 		}
 	}
 }
+
+// TestAlnumWordsAreOneSegment checks the premise of the analyzer's fast
+// path against the segmenter itself: a run of ASCII letters and digits is
+// one word segment, never None, so a text that is one such run analyzes
+// as the segmenter would have it.
+func TestAlnumWordsAreOneSegment(t *testing.T) {
+	const alnum = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+	r := rand.New(rand.NewPCG(3, 4))
+	words := []string{"a", "Z", "7", "2024", "x86", "3d", "abc123def", "IPv6", strings.Repeat("q", MaxTokenBytes), strings.Repeat("q", MaxTokenBytes+1), "the", "running"}
+	for range 5000 {
+		b := make([]byte, 1+r.IntN(80))
+		for i := range b {
+			b[i] = alnum[r.IntN(len(alnum))]
+		}
+		words = append(words, string(b))
+	}
+	a := MustNew("english")
+	for _, w := range words {
+		if !alnumWord([]byte(w)) {
+			t.Fatalf("alnumWord(%q) = false", w)
+		}
+		segs, types, n, err := segment.SegmentWordsDirect([]byte(w), nil, nil)
+		if err != nil || n != len(w) || len(segs) != 1 || string(segs[0]) != w || types[0] == segment.None {
+			t.Fatalf("the segmenter splits %q as %q (types %v, %d bytes, %v): not one word", w, segs, types, n, err)
+		}
+		var want []Token
+		if lower := strings.ToLower(w); len(lower) <= MaxTokenBytes && !english.IsStopWord(lower) {
+			want = []Token{{Term: english.Stem(lower, false), Pos: 0, Start: 0, End: len(w)}}
+		}
+		if got := a.Analyze(nil, []byte(w)); !reflect.DeepEqual(got, want) {
+			t.Fatalf("Analyze(%q) = %v, want %v", w, got, want)
+		}
+	}
+	for _, s := range []string{"", "a b", "a-b", "a_b", "a.b", "a'b", "é", "a\n"} {
+		if alnumWord([]byte(s)) {
+			t.Fatalf("alnumWord(%q) = true", s)
+		}
+	}
+}
