@@ -50,10 +50,11 @@
 //     where matching starts (each list's head, each higher-rank row's
 //     first line), and a plan without lists finds its next block before it
 //     evaluates this one, and prefetches that block's rows
-//     (internal/prefetch). A query of words alone, in a segment where one
-//     of them has a list, is not planned: the shortest list's documents
-//     are tested one by one against the other words' lists and rows
-//     (searchWords), then verified and ranked as a plan's would be.
+//     (internal/prefetch). A query of words and phrases alone, in a segment
+//     where one of its words has a list, is not planned: the shortest
+//     list's documents are tested one by one against the other words'
+//     lists and rows and the phrases' pair rows (searchWords), then
+//     verified and ranked as a plan's would be.
 //  2. verify: the candidates of a plan that is not exact are checked against
 //     the forward index (which terms the document holds) and, for phrases,
 //     the stored positions. An exact plan's candidates are the matches.

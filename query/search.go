@@ -72,7 +72,7 @@ type compiled struct {
 	prefixes map[string][]string // the words of each prefix, expanded once
 	segIdx   map[*segment.Segment]int
 	required []int // indexes of the terms every match contains (requiredTerms)
-	words    bool  // the query is words alone, all required (conjunctionOfWords)
+	words    bool  // the query is words and phrases alone, all required (conjunctionOfWords)
 }
 
 // lookup returns a term's entry in a segment, from the compile-time lookups.

@@ -11,19 +11,22 @@ import (
 )
 
 // A conjunction of words is the commonest query: `white whale`, a package
-// title, a collocation. In a segment where one of its words has a list
-// (the rarest tail, segment.Treatment), its candidates are that list's
-// documents, a few dozen at most, and planning the segment's rows and
-// ranking its blocks would cost more than the documents themselves. Such a
-// visit (searchWords) walks the shortest list document by document and
-// tests each one against the other words: a list or a private row is asked
-// whether it holds the document (segment.Freqs, which also gives its
-// frequency), a word with shared rows has the document's bit tested in
-// each of its rows, rank-r rows first. The documents that pass are then
-// verified against the forward index for the words with shared rows, as
-// every plan verifies them, and scored with BM25 from the same
-// frequencies, added in the same order, so the results are those of the
-// plan to the last bit.
+// title, a collocation; a phrase, or words and phrases together, are
+// conjunctions too, with the phrases' positions to check. In a segment
+// where one of its words has a list (the rarest tail, segment.Treatment),
+// its candidates are that list's documents, a few dozen at most, and
+// planning the segment's rows and ranking its blocks would cost more than
+// the documents themselves. Such a visit (searchWords) walks the shortest
+// list document by document and tests each one against the other words: a
+// list or a private row is asked whether it holds the document
+// (segment.Freqs, which also gives its frequency), a word with shared rows
+// has the document's bit tested in each of its rows, rank-r rows first,
+// and so does each row of a phrase's word pairs. The documents that pass
+// are then verified, as every plan verifies them: against the forward
+// index for the words with shared rows, or, when there is a phrase,
+// against the stored positions of every word. They are scored with BM25
+// from the same frequencies, added in the same order, so the results are
+// those of the plans to the last bit.
 
 // wordTerm is one word of a conjunction in the segment being visited.
 type wordTerm struct {
@@ -40,6 +43,15 @@ type wordTerm struct {
 
 // shared reports whether the word has shared rows (and so is verified).
 func (t *wordTerm) shared() bool { return t.vi >= 0 }
+
+// wordPhrase is a phrase of the conjunction in the segment being visited:
+// its words' terms (indexes into wordsVisit.terms) and offsets, and the
+// rows of its word pairs, wordsVisit.rows[rows[0]:rows[1]].
+type wordPhrase struct {
+	slots   []int
+	offsets []int
+	rows    [2]int
+}
 
 // wordsVisit is the memory of searchWords, reused across segments and
 // queries (wordsVisits).
@@ -60,6 +72,12 @@ type wordsVisit struct {
 	iterm   []int
 	itf     []uint32
 	tf      []uint32 // by term: the frequencies of the document being scored
+
+	phrases []wordPhrase
+	slots   []int // the phrases' slots
+	posr    *segment.PositionReader
+	pos     [][]uint32 // by ids index: the positions of a candidate
+	tpos    [][]uint32 // the same by term
 }
 
 var wordsVisits = sync.Pool{New: func() any { return new(wordsVisit) }}
@@ -68,15 +86,17 @@ var wordsVisits = sync.Pool{New: func() any { return new(wordsVisit) }}
 // (segment.Freqs.Of: 255 or more).
 const tfForward = math.MaxUint32
 
-// conjunctionOfWords reports whether a query is words alone, each required:
-// one Term, or an And of Terms.
+// conjunctionOfWords reports whether a query is words and phrases alone,
+// each required: one Term or Phrase, or an And of them.
 func conjunctionOfWords(root Node) bool {
 	switch x := root.(type) {
-	case *Term:
+	case *Term, *Phrase:
 		return true
 	case *And:
 		for _, c := range x.Children {
-			if _, ok := c.(*Term); !ok {
+			switch c.(type) {
+			case *Term, *Phrase:
+			default:
 				return false
 			}
 		}
@@ -165,6 +185,7 @@ func (w *wordsVisit) setup(seg *segment.Segment, si int, q *compiled) {
 		w.terms[ti].vi = i
 	}
 	sortIDs(w.ids, w.iterm)
+	w.setupPhrases(seg, si, q)
 	// A plain list is read in place; a chunked one is decoded.
 	if l := seg.ListOf(q.ents[w.terms[w.drv].ti][si]); l.Chunked() {
 		w.decoded = l.AppendTo(w.decoded[:0])
@@ -202,6 +223,55 @@ func (w *wordsVisit) setup(seg *segment.Segment, si int, q *compiled) {
 	w.vtf = growUint32(w.vtf, len(w.vids))
 	w.itf = growUint32(w.itf, n)
 	w.tf = growUint32(w.tf, n)
+}
+
+// setupPhrases gathers the phrases of the query, and the rows of their
+// word pairs that seg indexes (two words at consecutive offsets, both with
+// private rows; index.Params.PairK), as a phrase's plan has them.
+func (w *wordsVisit) setupPhrases(seg *segment.Segment, si int, q *compiled) {
+	w.phrases, w.slots = w.phrases[:0], w.slots[:0]
+	var phrases [8]*Phrase
+	ps := phrases[:0]
+	switch x := q.root.(type) {
+	case *Phrase:
+		ps = append(ps, x)
+	case *And:
+		for _, c := range x.Children {
+			if p, ok := c.(*Phrase); ok {
+				ps = append(ps, p)
+			}
+		}
+	}
+	for _, x := range ps {
+		from := len(w.slots)
+		for _, t := range x.Terms {
+			w.slots = append(w.slots, q.termIndex(t)) // terms are in the query's order
+		}
+		ph := wordPhrase{slots: w.slots[from:len(w.slots):len(w.slots)], offsets: x.Offsets}
+		ph.rows[0] = len(w.rows)
+		for j := 1; j < len(x.Terms); j++ {
+			if x.Offsets[j] != x.Offsets[j-1]+1 {
+				continue
+			}
+			a, b := ph.slots[j-1], ph.slots[j]
+			if !seg.PairsIndexed(q.ents[a][si].Treatment(), q.ents[b][si].Treatment()) {
+				continue
+			}
+			w.rowBuf = seg.PairRows(w.rowBuf[:0], q.hashes[a], q.hashes[b])
+			for _, r := range w.rowBuf {
+				w.rows = append(w.rows, seg.Row(r))
+			}
+		}
+		ph.rows[1] = len(w.rows)
+		w.phrases = append(w.phrases, ph)
+	}
+	if len(w.phrases) > 0 {
+		if w.posr == nil || w.posr.Segment() != seg {
+			w.posr = seg.NewPositionReader()
+		}
+		w.pos = slices.Grow(w.pos[:0], len(w.ids))[:len(w.ids)]
+		w.tpos = slices.Grow(w.tpos[:0], len(w.terms))[:len(w.terms)]
+	}
 }
 
 // match lists the driver's live documents that every other word's bits
@@ -264,12 +334,20 @@ func (w *wordsVisit) admits(d, rank uint, tf []uint32) bool {
 			}
 		}
 	}
+	for i := range w.phrases {
+		ph := &w.phrases[i]
+		for _, r := range w.rows[ph.rows[0]:ph.rows[1]] {
+			if r[d>>6]&(1<<(d&63)) == 0 {
+				return false
+			}
+		}
+	}
 	return true
 }
 
 // verifyRank verifies the candidates against the forward index, when a
-// word has shared rows, counts the hits into r and, when k > 0, scores
-// them into top.
+// word has shared rows, or their positions, when there is a phrase, counts
+// the hits into r and, when k > 0, scores them into top.
 func (w *wordsVisit) verifyRank(ctx context.Context, seg *segment.Segment, si int, q *compiled, k int, avgdl float64, top *topK, floor *scoreFloor, r *segResult) error {
 	n := len(w.terms)
 	verify := len(w.vids) > 0
@@ -278,6 +356,21 @@ func (w *wordsVisit) verifyRank(ctx context.Context, seg *segment.Segment, si in
 			return ctx.Err()
 		}
 		d := int(doc)
+		if len(w.phrases) > 0 {
+			prefetchAhead(seg, w.cands, ci, k > 0)
+			ok, err := w.checkPositions(d)
+			if err != nil {
+				return err
+			}
+			if !ok {
+				continue
+			}
+			r.hits++
+			if k > 0 {
+				w.score(seg, si, d, q, avgdl, top, floor, r)
+			}
+			continue
+		}
 		if verify {
 			prefetchAhead(seg, w.cands, ci, k > 0)
 			if err := seg.ForwardLookup(d, w.vids, w.vtf); err != nil {
@@ -317,18 +410,47 @@ func (w *wordsVisit) verifyRank(ctx context.Context, seg *segment.Segment, si in
 				w.tf[i] = w.itf[j]
 			}
 		}
-		norm := bm25Norm(seg.DocTokens(d), avgdl)
-		score := 0.0
-		for i := range w.terms {
-			score += bm25Term(q.idf[w.terms[i].ti], w.tf[i], norm)
-		}
-		r.scored++
-		top.push(scored{score: score, seg: int32(si), doc: doc})
-		if len(top.items) == top.k {
-			floor.raise(top.items[0].score)
-		}
+		w.score(seg, si, d, q, avgdl, top, floor, r)
 	}
 	return nil
+}
+
+// checkPositions reads the positions of every word in document d, as their
+// frequencies (w.tf), and reports whether d holds every word and every
+// phrase at its offsets.
+func (w *wordsVisit) checkPositions(d int) (bool, error) {
+	if err := w.posr.Read(d, w.ids, w.pos); err != nil {
+		return false, err
+	}
+	for j, i := range w.iterm {
+		w.tpos[i] = w.pos[j]
+		w.tf[i] = uint32(len(w.pos[j]))
+		if w.tf[i] == 0 {
+			return false, nil
+		}
+	}
+	for i := range w.phrases {
+		ph := &w.phrases[i]
+		if !phraseAt(w.tpos, ph.slots, ph.offsets, nil) {
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
+// score scores document d of segment si from the frequencies in w.tf and
+// keeps it in top if it is among the best.
+func (w *wordsVisit) score(seg *segment.Segment, si, d int, q *compiled, avgdl float64, top *topK, floor *scoreFloor, r *segResult) {
+	norm := bm25Norm(seg.DocTokens(d), avgdl)
+	score := 0.0
+	for i := range w.terms {
+		score += bm25Term(q.idf[w.terms[i].ti], w.tf[i], norm)
+	}
+	r.scored++
+	top.push(scored{score: score, seg: int32(si), doc: int32(d)})
+	if len(top.items) == top.k {
+		floor.raise(top.items[0].score)
+	}
 }
 
 // sortIDs sorts ids ascending, moving terms with them (a query's few

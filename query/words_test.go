@@ -8,10 +8,11 @@ import (
 	"testing"
 
 	"github.com/bitsieve/bitsieve/index"
+	"github.com/bitsieve/bitsieve/internal/indextest"
 )
 
 // TestWordsEqualsPlans checks the document-at-a-time visit of a conjunction
-// of words (searchWords) against the plans it stands in for: the same
+// of words and phrases (searchWords) against the plans it stands in for: the same
 // totals, candidates and pages, scores equal to the last bit, for counts
 // and pages of several sizes, on indexes that mix lists, private and shared
 // rows, with deleted documents and frequencies past what the frequencies
@@ -79,6 +80,12 @@ func checkWordsEqualsPlans(t *testing.T, s *Searcher, docs []index.Document, n i
 		for range 1 + r.IntN(4) {
 			qw = append(qw, words[r.IntN(len(words))])
 		}
+		if r.IntN(3) == 0 {
+			// A phrase of the document's own words, beside the words now and then.
+			at := r.IntN(len(words))
+			phrase := `"` + strings.Join(words[at:min(len(words), at+2+r.IntN(3))], " ") + `"`
+			qw = append(qw[:r.IntN(2)], phrase)
+		}
 		if r.IntN(4) == 0 {
 			qw = append(qw, docs[r.IntN(len(docs))].Key[4:]) // a word no document holds, now and then
 		}
@@ -127,5 +134,63 @@ func checkWordsEqualsPlans(t *testing.T, s *Searcher, docs []index.Document, n i
 	t.Logf("%d queries, %d of them visiting a segment word by word", n, visited)
 	if visited < n/4 {
 		t.Fatalf("only %d of %d queries took the words path: the test tests too little", visited, n)
+	}
+}
+
+// BenchmarkWords times ranked conjunctions of words on generated text, the
+// segments with a list visited word by word and, for comparison, all of
+// them planned (ns/query).
+func BenchmarkWords(b *testing.B) {
+	docs := genCorpus(20000, 21)
+	dir := b.TempDir()
+	indextest.Build(b, dir, docs, index.WriterOptions{})
+	ix, err := index.Open(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer ix.Close()
+	s, err := NewSearcher(ix)
+	if err != nil {
+		b.Fatal(err)
+	}
+	s.SetWorkers(1)
+	// Two or three words of one document, one of them with a list in
+	// every segment that holds them all: the queries the words path is
+	// for.
+	r := rand.New(rand.NewPCG(21, 2))
+	var queries []string
+	for len(queries) < 200 {
+		words := strings.Fields(string(docs[r.IntN(len(docs))].Text))
+		if len(words) < 3 {
+			continue
+		}
+		q := strings.Join([]string{words[r.IntN(len(words))], words[r.IntN(len(words))], words[r.IntN(len(words))]}[:2+r.IntN(2)], " ")
+		c, err := s.compile(q)
+		if err != nil || !c.words {
+			continue
+		}
+		listed := true
+		for si := range ix.Segments() {
+			listed = listed && (!c.canMatch(si) || c.listIn(si))
+		}
+		if listed {
+			queries = append(queries, q)
+		}
+	}
+	ctx := context.Background()
+	for _, on := range []bool{true, false} {
+		name := map[bool]string{true: "words", false: "plans"}[on]
+		b.Run(name, func(b *testing.B) {
+			wordsPath = on
+			defer func() { wordsPath = true }()
+			for b.Loop() {
+				for _, q := range queries {
+					if _, err := s.Search(ctx, Request{Query: q, Limit: 10}); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(queries)), "ns/query")
+		})
 	}
 }
