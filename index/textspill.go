@@ -6,13 +6,15 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 )
 
 // A writer keeps the texts of the documents it buffers on disk, not in
 // memory: each length class's buffer appends them to a scratch file,
 // NNNNNNNN.text.tmp, as its documents arrive, and the seal that writes the
-// buffer as a segment reads the file back whole and removes it. Only the
-// texts' store needs them, at the seal; analysis is done by then. So the
+// buffer as a segment reads the file back in order, a text at a time as
+// the segment's store takes them (segment.Doc.LoadText), and removes it.
+// Only the store needs the texts; analysis is done by then. So the
 // memory budget holds the analyzed documents (their terms and positions),
 // which are what a query needs to be laid out in few, full segments; texts
 // would otherwise be a third or more of it, and a class's buffer would be
@@ -72,49 +74,67 @@ func (s *textSpill) finish() error {
 	return nil
 }
 
-// readAll reads back every text appended (after finish).
-func (s *textSpill) readAll() ([]byte, error) {
-	buf := make([]byte, s.size)
-	if _, err := s.f.ReadAt(buf, 0); err != nil && !(err == io.EOF && s.size == 0) {
-		return nil, fmt.Errorf("read spilled texts %s: %w", s.path, err)
-	}
-	return buf, nil
-}
-
 // remove closes and deletes the scratch file.
 func (s *textSpill) remove() {
 	s.f.Close()
 	os.Remove(s.path)
 }
 
-// loadTexts gives every document of docs whose text was spilled its text
-// back, reading each spill they come from once, and removes those spills.
-// It returns the bytes read.
-func loadTexts(docs []*analyzedDoc) (int64, error) {
-	var read int64
-	texts := map[*textSpill][]byte{}
-	defer func() {
-		for s := range texts {
-			s.remove()
-		}
-	}()
+// spillReader reads a spill's texts back in the order they were added,
+// skipping those of documents dropped meanwhile.
+type spillReader struct {
+	r   *bufio.Reader
+	s   *textSpill
+	pos int64
+}
+
+// text appends the text t to dst.
+func (sr *spillReader) text(t spilledText, dst []byte) ([]byte, error) {
+	if t.at < sr.pos { // not in order: read it where it is
+		return sr.readAt(t, dst)
+	}
+	if _, err := sr.r.Discard(int(t.at - sr.pos)); err != nil {
+		return dst, fmt.Errorf("read spilled texts %s: %w", sr.s.path, err)
+	}
+	dst = slices.Grow(dst, int(t.n))
+	n, err := io.ReadFull(sr.r, dst[len(dst):len(dst)+int(t.n)])
+	sr.pos = t.at + int64(n)
+	if err != nil {
+		return dst, fmt.Errorf("read spilled texts %s: %w", sr.s.path, err)
+	}
+	return dst[:len(dst)+n], nil
+}
+
+func (sr *spillReader) readAt(t spilledText, dst []byte) ([]byte, error) {
+	dst = slices.Grow(dst, int(t.n))
+	n, err := sr.s.f.ReadAt(dst[len(dst):len(dst)+int(t.n)], t.at)
+	if err != nil && !(err == io.EOF && n == int(t.n)) {
+		return dst, fmt.Errorf("read spilled texts %s: %w", sr.s.path, err)
+	}
+	return dst[:len(dst)+n], nil
+}
+
+// readSpilledTexts gives every document of docs whose text was spilled a
+// LoadText that reads it back (segment.Build asks for them in order), and
+// returns a func that removes the spills they come from, once their
+// segment is written.
+func readSpilledTexts(docs []*analyzedDoc) (done func()) {
+	readers := map[*textSpill]*spillReader{}
 	for _, d := range docs {
-		s := d.spilled.spill
-		if s == nil {
+		t := d.spilled
+		if t.spill == nil {
 			continue
 		}
-		buf, ok := texts[s]
-		if !ok {
-			var err error
-			if buf, err = s.readAll(); err != nil {
-				texts[s] = nil
-				return read, err
-			}
-			texts[s] = buf
-			read += int64(len(buf))
+		sr := readers[t.spill]
+		if sr == nil {
+			sr = &spillReader{r: bufio.NewReaderSize(io.NewSectionReader(t.spill.f, 0, t.spill.size), 256<<10), s: t.spill}
+			readers[t.spill] = sr
 		}
-		at, end := d.spilled.at, d.spilled.at+d.spilled.n
-		d.Text = buf[at:end:end]
+		d.LoadText = func(dst []byte) ([]byte, error) { return sr.text(t, dst) }
 	}
-	return read, nil
+	return func() {
+		for s := range readers {
+			s.remove()
+		}
+	}
 }

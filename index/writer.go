@@ -697,7 +697,7 @@ func (w *Writer) seal(docs []*analyzedDoc, class int) {
 	}
 	var mem int64
 	for _, d := range kept {
-		mem += d.mem + d.spilled.n // the texts are read back for the seal
+		mem += d.mem
 	}
 	var last *textSpill
 	for _, d := range docs {
@@ -725,11 +725,9 @@ func (w *Writer) seal(docs []*analyzedDoc, class int) {
 		if w.errSet.Load() {
 			return
 		}
-		if _, err := loadTexts(kept); err != nil {
-			w.fail(err)
-			return
-		}
+		done := readSpilledTexts(kept)
 		seg, dict, err := writeSegmentFile(w.dir, name, segmentDocs(kept), w.opt.Params, class, w.opt.Analyzer)
+		done()
 		if err == nil {
 			// The commit's lexicon reads it back; until then its words
 			// would grow the writer's memory with every segment.

@@ -39,6 +39,12 @@ type Doc struct {
 	Hash   uint64     // xxhash64 of the text
 	Source uint32     // the SourceTag of the document's source
 	Pos    []byte     // positions entry, its locals indexing Terms (AppendTokens)
+
+	// LoadText, when Text is nil, appends the text to dst and returns it:
+	// Build asks for it once, when it writes the document into the store,
+	// the documents' texts one after another, so that a writer need not
+	// hold them all.
+	LoadText func(dst []byte) ([]byte, error)
 }
 
 // LengthClassOf routes a document by its distinct-term count: class c holds
@@ -170,8 +176,17 @@ func Build(w io.Writer, docs []*Doc, p Params, class int, analyzer string) (*Dic
 	}
 	b.encodeLists()
 	var st storeWriter
+	var loaded []byte
 	for _, d := range docs {
-		st.add(d)
+		text := d.Text
+		if text == nil && d.LoadText != nil {
+			var err error
+			if loaded, err = d.LoadText(loaded[:0]); err != nil {
+				return nil, err
+			}
+			text = loaded
+		}
+		st.add(d, text)
 	}
 	st.flush()
 	hdr := segmentHeader{
@@ -532,8 +547,8 @@ type storeWriter struct {
 }
 
 // add appends d's record, key, title and text.
-func (s *storeWriter) add(d *Doc) {
-	if len(s.raw) > 0 && len(s.raw)+len(d.Text) > StoreBlockSize {
+func (s *storeWriter) add(d *Doc, text []byte) {
+	if len(s.raw) > 0 && len(s.raw)+len(text) > StoreBlockSize {
 		s.flush()
 	}
 	var mtime int64
@@ -551,14 +566,13 @@ func (s *storeWriter) add(d *Doc) {
 	s.recs = le.AppendUint32(s.recs, uint32(len(d.Terms)))
 	s.recs = le.AppendUint32(s.recs, uint32(s.nblocks))
 	s.recs = le.AppendUint32(s.recs, uint32(len(s.raw)))
-	s.recs = le.AppendUint32(s.recs, uint32(len(d.Text)))
+	s.recs = le.AppendUint32(s.recs, uint32(len(text)))
 	s.recs = le.AppendUint32(s.recs, d.Source)
 	s.strs = append(s.strs, d.Key...)
 	s.strs = append(s.strs, d.Title...)
 	// A text longer than a block starts one (the flush above) and fills
 	// whole blocks, so a reader can decompress just the part it needs
 	// (TextReader.Range).
-	text := d.Text
 	for len(s.raw)+len(text) > StoreBlockSize {
 		k := StoreBlockSize - len(s.raw)
 		s.raw = append(s.raw, text[:k]...)
