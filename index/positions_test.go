@@ -13,10 +13,11 @@ import (
 
 // TestForwardAndPositions checks every document's forward entry and
 // positions, read through the skips, against its own re-analyzed text:
-// ForwardLookup and segment.PositionReader.Read for random sets of terms (most
-// documents have more than one skip's worth of terms), the marks against
-// the tokens' offsets, and RebuildRows (word pairs included) against the
-// rows the writer set; then bitsieve check.
+// ForwardLookup, segment.PositionReader.Read and ReadLists (its iterators
+// walked and sought) for random sets of terms (most documents have more
+// than one skip's worth of terms), the marks against the tokens' offsets,
+// and RebuildRows (word pairs included) against the rows the writer set;
+// then bitsieve check.
 func TestForwardAndPositions(t *testing.T) {
 	dir := t.TempDir()
 	docs := genDocs(600, 5)
@@ -74,6 +75,42 @@ func TestForwardAndPositions(t *testing.T) {
 			for i, id := range ids {
 				if int(tf[i]) != len(want[id]) || !slices.Equal(pos[i], want[id]) {
 					t.Fatalf("%s term %d: tf %d positions %v, want %v", s.DocKey(d), id, tf[i], pos[i], want[id])
+				}
+			}
+			// The same lists undecoded: their lengths, a walk with Next,
+			// and a Seek to a random position then Next.
+			lists := make([]segment.PosList, len(ids))
+			if err := pr.ReadLists(d, ids, lists); err != nil {
+				t.Fatal(err)
+			}
+			for i, id := range ids {
+				w := want[id]
+				if lists[i].Len() != len(w) {
+					t.Fatalf("%s term %d: list of %d positions, want %d", s.DocKey(d), id, lists[i].Len(), len(w))
+				}
+				var walked []uint32
+				for it := lists[i].Iter(); ; {
+					p, ok := it.Next()
+					if !ok {
+						break
+					}
+					walked = append(walked, p)
+				}
+				if !slices.Equal(walked, w) {
+					t.Fatalf("%s term %d: iterated %v, want %v", s.DocKey(d), id, walked, w)
+				}
+				if len(w) == 0 {
+					continue
+				}
+				target := uint32(r.IntN(int(w[len(w)-1]) + 2))
+				k, _ := slices.BinarySearch(w, target)
+				it := lists[i].Iter()
+				p, ok := it.Seek(target)
+				if ok != (k < len(w)) || ok && p != w[k] {
+					t.Fatalf("%s term %d: Seek(%d) = %d, %v in %v", s.DocKey(d), id, target, p, ok, w)
+				}
+				if p, ok = it.Next(); ok != (k+1 < len(w)) || ok && p != w[k+1] {
+					t.Fatalf("%s term %d: Next after Seek(%d) = %d, %v in %v", s.DocKey(d), id, target, p, ok, w)
 				}
 			}
 			if err := pr.ReadMarks(d); err != nil {

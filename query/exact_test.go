@@ -430,6 +430,25 @@ func TestExactGenerated(t *testing.T) {
 	checkExact(t, docs, index.WriterOptions{Capacity: 1500}, sweep(1000), 11)
 }
 
+// TestExactRepeatedWords: over a vocabulary of six words, most phrases
+// repeat a word ("ka lo ka", "mi mi"), which a phrase matches at each of
+// its offsets on its own, and short documents hold some phrases and not
+// others.
+func TestExactRepeatedWords(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 3))
+	vocab := []string{"ka", "lo", "mi", "ne", "ru", "the"}
+	docs := make([]index.Document, 600)
+	for i := range docs {
+		var b strings.Builder
+		for range 2 + r.IntN(14) {
+			b.WriteString(vocab[r.IntN(len(vocab))])
+			b.WriteByte(' ')
+		}
+		docs[i] = index.Document{Key: fmt.Sprintf("rep/%04d", i), Text: []byte(b.String())}
+	}
+	checkExact(t, docs, index.WriterOptions{Capacity: 150}, sweep(500), 13)
+}
+
 // genCodeCorpus makes source-like documents: lines of identifiers in
 // camel, snake and upper case, qualified by ., ::, -> and /, with numbers,
 // over a Zipfian vocabulary of parts.

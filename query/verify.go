@@ -16,7 +16,8 @@ type verifier struct {
 	vtf    []uint32 // scratch for loadVerify
 	doc    int
 	posr   *segment.PositionReader
-	pos    [][]uint32 // by slot: positions in posDoc
+	lists  []segment.PosList // by slot: position lists in posDoc
+	its    []segment.PosIter // scratch for phraseIn
 	posDoc int
 }
 
@@ -32,7 +33,7 @@ func newVerifier(p *plan, an *tokenize.Analyzer) *verifier {
 	tf, vtf := slices.Grow(v.tf[:0], len(p.ids))[:len(p.ids)], slices.Grow(v.vtf[:0], len(p.vids))[:len(p.vids)]
 	clear(tf)
 	clear(vtf)
-	*v = verifier{p: p, tf: tf, vtf: vtf, posr: v.posr, pos: v.pos, posDoc: -1}
+	*v = verifier{p: p, tf: tf, vtf: vtf, posr: v.posr, lists: v.lists, its: v.its, posDoc: -1}
 	return v
 }
 
@@ -48,26 +49,42 @@ const readAhead = 8
 // lookup would wait for each document's offset and then its entry
 // (segment.PrefetchForward). A loop over candidates whose forward entries
 // it reads calls it at each one; with lengths, a ranking loop, which reads
-// each candidate's length too, it prefetches that beside the entry.
-func (v *verifier) ahead(docs []int32, i int, lengths bool) { prefetchAhead(v.p.seg, docs, i, lengths) }
+// each candidate's length too, it prefetches that beside the entry; a plan
+// with a phrase has the head of each positions entry prefetched too.
+func (v *verifier) ahead(docs []int32, i int, lengths bool) {
+	prefetchAhead(v.p.seg, docs, i, lengths, v.p.phrases)
+}
 
-// prefetchAhead is verifier.ahead for a loop over the documents docs of seg.
-func prefetchAhead(seg *segment.Segment, docs []int32, i int, lengths bool) {
+// prefetchAhead is verifier.ahead for a loop over the documents docs of
+// seg, with their positions entries when positions is set.
+func prefetchAhead(seg *segment.Segment, docs []int32, i int, lengths, positions bool) {
 	if i == 0 {
 		seg.PrefetchForwardOffsets(docs[:min(2*readAhead+1, len(docs))])
+		if positions {
+			seg.PrefetchPositionOffsets(docs[:min(2*readAhead+1, len(docs))])
+		}
 		seg.PrefetchForward(docs[:min(readAhead+1, len(docs))])
 		if lengths {
 			seg.PrefetchLengths(docs[:min(readAhead+1, len(docs))])
+		}
+		if positions {
+			seg.PrefetchPositions(docs[:min(readAhead+1, len(docs))])
 		}
 		return
 	}
 	if j := i + 2*readAhead; j < len(docs) {
 		seg.PrefetchForwardOffsets(docs[j : j+1])
+		if positions {
+			seg.PrefetchPositionOffsets(docs[j : j+1])
+		}
 	}
 	if j := i + readAhead; j < len(docs) {
 		seg.PrefetchForward(docs[j : j+1])
 		if lengths {
 			seg.PrefetchLengths(docs[j : j+1])
+		}
+		if positions {
+			seg.PrefetchPositions(docs[j : j+1])
 		}
 	}
 }
@@ -84,9 +101,9 @@ func prefetchLengthsAhead(seg *segment.Segment, docs []int32, i int) {
 }
 
 // loadVerify reads only the frequencies verification needs (those of terms
-// with shared rows) into tf. When the plan has a phrase, it reads the
-// positions of every term instead, in the same walk of the forward entry,
-// and the frequencies are the lengths of their lists.
+// with shared rows) into tf. When the plan has a phrase, it finds the
+// position lists of every term instead, in the same walk of the forward
+// entry, and the frequencies are their lengths.
 func (v *verifier) loadVerify(doc int) error {
 	v.doc = doc
 	if v.p.phrases {
@@ -94,7 +111,7 @@ func (v *verifier) loadVerify(doc int) error {
 			return err
 		}
 		for _, sl := range v.p.vslots {
-			v.tf[sl] = uint32(len(v.pos[sl]))
+			v.tf[sl] = uint32(v.lists[sl].Len())
 		}
 		return nil
 	}
@@ -107,8 +124,8 @@ func (v *verifier) loadVerify(doc int) error {
 	return nil
 }
 
-// readPositions reads the positions of the plan's terms in the current
-// document, once.
+// readPositions finds the position lists of the plan's terms in the
+// current document, once.
 func (v *verifier) readPositions() error {
 	if v.posDoc == v.doc {
 		return nil
@@ -116,8 +133,8 @@ func (v *verifier) readPositions() error {
 	if v.posr == nil || v.posr.Segment() != v.p.seg {
 		v.posr = v.p.seg.NewPositionReader()
 	}
-	v.pos = slices.Grow(v.pos[:0], len(v.p.ids))[:len(v.p.ids)]
-	if err := v.posr.Read(v.doc, v.p.ids, v.pos); err != nil {
+	v.lists = slices.Grow(v.lists[:0], len(v.p.ids))[:len(v.p.ids)]
+	if err := v.posr.ReadLists(v.doc, v.p.ids, v.lists); err != nil {
 		return err
 	}
 	v.posDoc = v.doc
@@ -129,7 +146,7 @@ func (v *verifier) load(doc int) error {
 	v.doc = doc
 	if v.p.phrases && v.posDoc == doc {
 		for sl := range v.tf {
-			v.tf[sl] = uint32(len(v.pos[sl]))
+			v.tf[sl] = uint32(v.lists[sl].Len())
 		}
 		return nil
 	}
@@ -249,13 +266,68 @@ func (v *verifier) bits(n *pnode) bool {
 }
 
 // phrase checks a phrase node against the document's stored positions:
-// its terms at the phrase's offsets. The positions of every term of the
-// plan are read once per document.
+// its terms at the phrase's offsets. The position lists of every term of
+// the plan are found once per document, and decoded only as far as each
+// phrase needs (phraseIn).
 func (v *verifier) phrase(n *pnode) (bool, error) {
 	if err := v.readPositions(); err != nil {
 		return false, err
 	}
-	return phraseAt(v.pos, n.slots, n.phrase.Offsets, nil), nil
+	found, bad := phraseIn(v.lists, n.slots, n.phrase.Offsets, &v.its)
+	if bad {
+		return false, v.posr.Corrupt(v.doc)
+	}
+	return found, nil
+}
+
+// phraseIn reports whether the terms of a phrase occur at its offsets:
+// lists holds each slot's positions and slots[j] is the slot of the
+// phrase's term j. It decodes the lists only as far as the phrase's first
+// occurrence needs (a document that holds it mostly holds it early); bad
+// reports a list that does not decode. its is scratch.
+func phraseIn(lists []segment.PosList, slots, offsets []int, its *[]segment.PosIter) (found, bad bool) {
+	// Anchor on the term with the fewest positions.
+	a := 0
+	for j := range slots {
+		if lists[slots[j]].Len() < lists[slots[a]].Len() {
+			a = j
+		}
+	}
+	it := (*its)[:0]
+	for _, sl := range slots {
+		it = append(it, lists[sl].Iter())
+	}
+	*its = it
+	for {
+		pa, ok := it[a].Next()
+		if !ok {
+			return false, it[a].Bad()
+		}
+		start := int(pa) - offsets[a]
+		if start < 0 {
+			continue
+		}
+		match := true
+		for j := range slots {
+			if j == a {
+				continue
+			}
+			want := uint32(start + offsets[j])
+			p, ok := it[j].Seek(want)
+			if !ok {
+				// Term j has no position at or after want, so none
+				// for a later start either.
+				return false, it[j].Bad()
+			}
+			if p != want {
+				match = false
+				break
+			}
+		}
+		if match {
+			return true, false
+		}
+	}
 }
 
 // phraseAt reports whether the terms of a phrase occur at its offsets: pos
@@ -314,7 +386,8 @@ type phraseReader struct {
 	r     *segment.PositionReader
 	ids   []segment.TermID
 	slots []int
-	pos   [][]uint32
+	lists []segment.PosList
+	its   []segment.PosIter
 }
 
 // check reports whether document doc of seg holds the phrase whose term j
@@ -331,9 +404,13 @@ func (pr *phraseReader) check(seg *segment.Segment, doc int, ids []segment.TermI
 		i, _ := slices.BinarySearch(pr.ids, id)
 		pr.slots = append(pr.slots, i)
 	}
-	pr.pos = slices.Grow(pr.pos[:0], len(pr.ids))[:len(pr.ids)]
-	if err := pr.r.Read(doc, pr.ids, pr.pos); err != nil {
+	pr.lists = slices.Grow(pr.lists[:0], len(pr.ids))[:len(pr.ids)]
+	if err := pr.r.ReadLists(doc, pr.ids, pr.lists); err != nil {
 		return false, err
 	}
-	return phraseAt(pr.pos, pr.slots, offsets, nil), nil
+	found, bad := phraseIn(pr.lists, pr.slots, offsets, &pr.its)
+	if bad {
+		return false, pr.r.Corrupt(doc)
+	}
+	return found, nil
 }

@@ -76,8 +76,9 @@ type wordsVisit struct {
 	phrases []wordPhrase
 	slots   []int // the phrases' slots
 	posr    *segment.PositionReader
-	pos     [][]uint32 // by ids index: the positions of a candidate
-	tpos    [][]uint32 // the same by term
+	lists   []segment.PosList // by ids index: the position lists of a candidate
+	tlists  []segment.PosList // the same by term
+	its     []segment.PosIter // scratch for phraseIn
 }
 
 var wordsVisits = sync.Pool{New: func() any { return new(wordsVisit) }}
@@ -269,8 +270,8 @@ func (w *wordsVisit) setupPhrases(seg *segment.Segment, si int, q *compiled) {
 		if w.posr == nil || w.posr.Segment() != seg {
 			w.posr = seg.NewPositionReader()
 		}
-		w.pos = slices.Grow(w.pos[:0], len(w.ids))[:len(w.ids)]
-		w.tpos = slices.Grow(w.tpos[:0], len(w.terms))[:len(w.terms)]
+		w.lists = slices.Grow(w.lists[:0], len(w.ids))[:len(w.ids)]
+		w.tlists = slices.Grow(w.tlists[:0], len(w.terms))[:len(w.terms)]
 	}
 }
 
@@ -357,7 +358,7 @@ func (w *wordsVisit) verifyRank(ctx context.Context, seg *segment.Segment, si in
 		}
 		d := int(doc)
 		if len(w.phrases) > 0 {
-			prefetchAhead(seg, w.cands, ci, k > 0)
+			prefetchAhead(seg, w.cands, ci, k > 0, true)
 			ok, err := w.checkPositions(d)
 			if err != nil {
 				return err
@@ -372,7 +373,7 @@ func (w *wordsVisit) verifyRank(ctx context.Context, seg *segment.Segment, si in
 			continue
 		}
 		if verify {
-			prefetchAhead(seg, w.cands, ci, k > 0)
+			prefetchAhead(seg, w.cands, ci, k > 0, false)
 			if err := seg.ForwardLookup(d, w.vids, w.vtf); err != nil {
 				return err
 			}
@@ -415,23 +416,27 @@ func (w *wordsVisit) verifyRank(ctx context.Context, seg *segment.Segment, si in
 	return nil
 }
 
-// checkPositions reads the positions of every word in document d, as their
-// frequencies (w.tf), and reports whether d holds every word and every
-// phrase at its offsets.
+// checkPositions finds the position lists of every word in document d,
+// their lengths its frequencies (w.tf), and reports whether d holds every
+// word and every phrase at its offsets.
 func (w *wordsVisit) checkPositions(d int) (bool, error) {
-	if err := w.posr.Read(d, w.ids, w.pos); err != nil {
+	if err := w.posr.ReadLists(d, w.ids, w.lists); err != nil {
 		return false, err
 	}
 	for j, i := range w.iterm {
-		w.tpos[i] = w.pos[j]
-		w.tf[i] = uint32(len(w.pos[j]))
+		w.tlists[i] = w.lists[j]
+		w.tf[i] = uint32(w.lists[j].Len())
 		if w.tf[i] == 0 {
 			return false, nil
 		}
 	}
 	for i := range w.phrases {
 		ph := &w.phrases[i]
-		if !phraseAt(w.tpos, ph.slots, ph.offsets, nil) {
+		found, bad := phraseIn(w.tlists, ph.slots, ph.offsets, &w.its)
+		if bad {
+			return false, w.posr.Corrupt(d)
+		}
+		if !found {
 			return false, nil
 		}
 	}

@@ -347,6 +347,27 @@ func (s *Segment) PrefetchForwardOffsets(docs []int32) {
 	}
 }
 
+// PrefetchPositions prefetches the first prefetchBytes of the positions
+// entries of docs (their counts, marks and first lists), for a phrase's
+// verification to come; their offsets are read, as PrefetchForward reads
+// the forward entries'.
+func (s *Segment) PrefetchPositions(docs []int32) {
+	for _, d := range docs {
+		off := s.posOff[d]
+		if end := min(s.posOff[d+1], off+prefetchBytes, uint64(len(s.pos))); off < end {
+			prefetch.Range(s.pos[off:end])
+		}
+	}
+}
+
+// PrefetchPositionOffsets prefetches where the positions entries of docs
+// start, for a PrefetchPositions of them to come.
+func (s *Segment) PrefetchPositionOffsets(docs []int32) {
+	for _, d := range docs {
+		prefetch.Words(s.posOff[d : d+2])
+	}
+}
+
 // prefetchBytes is how much of an entry PrefetchForward asks for: the
 // whole entry of most documents (four cache lines hold about a hundred
 // terms), and never more than a few lines of a long one.

@@ -35,7 +35,17 @@ func exercise(s *Segment) {
 		}
 		if s.NumTerms() > 0 {
 			pr := s.NewPositionReader()
-			pr.Read(d, slices.Compact(ids), make([][]uint32, len(ids)))
+			cids := slices.Compact(ids)
+			pr.Read(d, cids, make([][]uint32, len(cids)))
+			lists := make([]PosList, len(cids))
+			if pr.ReadLists(d, cids, lists) == nil {
+				for _, l := range lists {
+					it := l.Iter()
+					it.Seek(3)
+					for _, ok := it.Next(); ok; _, ok = it.Next() {
+					}
+				}
+			}
 			if pr.ReadMarks(d) == nil {
 				for c := 0; c < pr.Marks(); c++ {
 					pr.Mark(c)

@@ -219,9 +219,10 @@ func decodePositionsEntry(e []byte, tfs []uint32, locals, positions, offsets []u
 // PositionReader reads documents' positions from one segment. It keeps
 // scratch memory, so it is not safe for concurrent use.
 type PositionReader struct {
-	seg  *Segment
-	mpos []uint32
-	moff []uint32
+	seg   *Segment
+	lists []PosList
+	mpos  []uint32
+	moff  []uint32
 }
 
 // NewPositionReader returns a reader of the segment's positions.
@@ -232,13 +233,30 @@ func (r *PositionReader) Segment() *Segment { return r.seg }
 
 // Read fills pos[i] with the positions (ascending) of the term ids[i] in
 // document doc; ids must be strictly ascending and pos as long as ids. A
-// term the document lacks gets no positions. The forward entry's skips lead
-// to each term and to its list, so only a few lists before each are passed.
+// term the document lacks gets no positions.
 func (r *PositionReader) Read(doc int, ids []TermID, pos [][]uint32) error {
-	s := r.seg
-	for i := range pos {
-		pos[i] = pos[i][:0]
+	r.lists = slices.Grow(r.lists[:0], len(ids))[:len(ids)]
+	if err := r.ReadLists(doc, ids, r.lists); err != nil {
+		return err
 	}
+	for i, l := range r.lists {
+		var ok bool
+		if pos[i], ok = appendPositions(pos[i][:0], l.enc); !ok {
+			return r.seg.badPositions(doc, "a position list does not decode")
+		}
+	}
+	return nil
+}
+
+// ReadLists sets lists[i] to the position list, still encoded, of the term
+// ids[i] in document doc; ids must be strictly ascending and lists as long
+// as ids. A term the document lacks gets an empty list. The forward entry's
+// skips lead to each term and to its list, so only a few lists before each
+// are passed, and none is decoded: a phrase decodes its lists only as far as
+// its first occurrence (PosIter).
+func (r *PositionReader) ReadLists(doc int, ids []TermID, lists []PosList) error {
+	s := r.seg
+	clear(lists)
 	if len(ids) == 0 {
 		return nil
 	}
@@ -250,15 +268,15 @@ func (r *PositionReader) Read(doc int, ids []TermID, pos [][]uint32) error {
 	if !ok {
 		return s.badPositions(doc, "its header does not decode")
 	}
-	// lists starts with the list of term at; pending: that is the current
+	// rest starts with the list of term at; pending: that is the current
 	// term's, not read yet. Every term the cursor passes has its list
 	// skipped (by its tf), so the two stay in step.
-	lists, at, pending := all, 0, false
+	rest, at, pending := all, 0, false
 	for j, id := range ids {
 		w := uint64(id)
 		for !(c.valid && c.id >= w) {
 			if pending {
-				if _, lists, ok = nextList(lists, int(c.tf)); !ok {
+				if _, rest, ok = nextList(rest, int(c.tf)); !ok {
 					return s.badPositions(doc, fmt.Sprintf("the list of its term %d does not decode", at))
 				}
 				at, pending = at+1, false
@@ -268,7 +286,7 @@ func (r *PositionReader) Read(doc int, ids []TermID, pos [][]uint32) error {
 				if c.jumpPos > uint64(len(all)) {
 					return s.badPositions(doc, fmt.Sprintf("the forward entry's skip to term %d lies past its lists", c.jumpTerm))
 				}
-				lists, at = all[c.jumpPos:], c.jumpTerm
+				rest, at = all[c.jumpPos:], c.jumpTerm
 			}
 			if !c.next() {
 				if c.bad {
@@ -280,17 +298,89 @@ func (r *PositionReader) Read(doc int, ids []TermID, pos [][]uint32) error {
 		}
 		if c.id == w && pending {
 			var list []byte
-			if list, lists, ok = nextList(lists, int(c.tf)); !ok {
+			if list, rest, ok = nextList(rest, int(c.tf)); !ok {
 				return s.badPositions(doc, fmt.Sprintf("the list of its term %d does not decode", at))
 			}
-			if pos[j], ok = appendPositions(pos[j], list); !ok {
-				return s.badPositions(doc, fmt.Sprintf("the positions of its term %d do not decode", at))
-			}
+			lists[j] = PosList{enc: list, n: int(c.tf)}
 			at, pending = at+1, false
 		}
 	}
 	return nil
 }
+
+// Corrupt is the error for document doc whose position list a PosIter
+// found not to decode (PosIter.Bad).
+func (r *PositionReader) Corrupt(doc int) error {
+	return r.seg.badPositions(doc, "a position list does not decode")
+}
+
+// PosList is one term's positions in one document, as stored
+// (PositionReader.ReadLists).
+type PosList struct {
+	enc []byte
+	n   int
+}
+
+// Len is the number of positions: the term's frequency in the document.
+func (l PosList) Len() int { return l.n }
+
+// Iter returns an iterator over the list's positions.
+func (l PosList) Iter() PosIter { return PosIter{b: l.enc} }
+
+// PosIter decodes a position list in ascending order, a position at a
+// time.
+type PosIter struct {
+	b   []byte
+	cur uint32
+	has bool // cur is a position decoded
+	bad bool
+}
+
+// Next returns the next position, or false at the end of the list or when
+// it does not decode (Bad).
+func (it *PosIter) Next() (uint32, bool) {
+	if len(it.b) == 0 {
+		return 0, false
+	}
+	var d uint64
+	if it.b[0] < 0x80 {
+		d, it.b = uint64(it.b[0]), it.b[1:]
+	} else {
+		var n int
+		if d, n = binary.Uvarint(it.b); n <= 0 {
+			it.b, it.bad = nil, true
+			return 0, false
+		}
+		it.b = it.b[n:]
+	}
+	if it.has {
+		d += uint64(it.cur) + 1
+	}
+	if d > 1<<31 {
+		it.b, it.bad = nil, true
+		return 0, false
+	}
+	it.cur, it.has = uint32(d), true
+	return it.cur, true
+}
+
+// Seek returns the first position at or after p, or false when there is
+// none (or the list does not decode: Bad). The positions it passes are
+// gone: a later Seek or Next goes on from the one returned.
+func (it *PosIter) Seek(p uint32) (uint32, bool) {
+	if it.has && it.cur >= p {
+		return it.cur, true
+	}
+	for {
+		q, ok := it.Next()
+		if !ok || q >= p {
+			return q, ok
+		}
+	}
+}
+
+// Bad reports whether the list was found not to decode.
+func (it *PosIter) Bad() bool { return it.bad }
 
 // ReadMarks reads the marks of document doc (Mark).
 func (r *PositionReader) ReadMarks(doc int) error {
