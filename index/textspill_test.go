@@ -35,20 +35,7 @@ func TestTextSpill(t *testing.T) {
 		docs = append(docs, Document{Key: fmt.Sprintf("long-%03d", i), Text: []byte(text), Size: int64(len(text))})
 	}
 	opt := WriterOptions{Capacity: 1000, MemoryBudget: 2 << 20, Compact: CompactPolicy{Disabled: true}}
-	w, err := Create(dir, opt)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, d := range docs {
-		if err := w.Add(d); err != nil {
-			t.Fatal(err)
-		}
-	}
-	st, err := w.Commit()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if st.Segments != 1 {
+	if st := buildIndex(t, dir, docs, opt); st.Segments != 1 {
 		t.Errorf("the texts of %d documents of one class made %d segments; spilled, they fit one", len(docs), st.Segments)
 	}
 	if left := textSpills(t, dir); len(left) > 0 {
@@ -80,7 +67,7 @@ func TestTextSpill(t *testing.T) {
 	}
 
 	// An abort removes the scratch files of the documents it buffered.
-	w, err = OpenWriter(dir, opt)
+	w, err := OpenWriter(dir, opt)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -329,42 +329,37 @@ func (s *Segment) ForwardLookup(doc int, ids []TermID, tf []uint32) error {
 // waits for each document's offset, then its entry's head, then the pairs
 // a skip leads to. Only the offsets are read; the entries are not waited
 // for.
-func (s *Segment) PrefetchForward(docs []int32) {
-	for _, d := range docs {
-		off := s.fwdOff[d]
-		if end := min(s.fwdOff[d+1], off+prefetchBytes, uint64(len(s.fwd))); off < end {
-			prefetch.Range(s.fwd[off:end])
-		}
-	}
-}
+func (s *Segment) PrefetchForward(docs []int32) { prefetchHeads(s.fwd, s.fwdOff, docs) }
 
 // PrefetchForwardOffsets prefetches where the forward entries of docs
 // start, for a PrefetchForward of them to come: the offset of a document
 // among sparse candidates is a cache miss of its own.
-func (s *Segment) PrefetchForwardOffsets(docs []int32) {
-	for _, d := range docs {
-		prefetch.Words(s.fwdOff[d : d+2])
-	}
-}
+func (s *Segment) PrefetchForwardOffsets(docs []int32) { prefetchOffsets(s.fwdOff, docs) }
 
 // PrefetchPositions prefetches the first prefetchBytes of the positions
 // entries of docs (their counts, marks and first lists), for a phrase's
-// verification to come; their offsets are read, as PrefetchForward reads
-// the forward entries'.
-func (s *Segment) PrefetchPositions(docs []int32) {
+// verification to come, as PrefetchForward does the forward entries.
+func (s *Segment) PrefetchPositions(docs []int32) { prefetchHeads(s.pos, s.posOff, docs) }
+
+// PrefetchPositionOffsets prefetches where the positions entries of docs
+// start, for a PrefetchPositions of them to come.
+func (s *Segment) PrefetchPositionOffsets(docs []int32) { prefetchOffsets(s.posOff, docs) }
+
+// prefetchHeads prefetches the first prefetchBytes of the entries of docs
+// in a section whose entry d spans data[offs[d]:offs[d+1]].
+func prefetchHeads(data []byte, offs []uint64, docs []int32) {
 	for _, d := range docs {
-		off := s.posOff[d]
-		if end := min(s.posOff[d+1], off+prefetchBytes, uint64(len(s.pos))); off < end {
-			prefetch.Range(s.pos[off:end])
+		off := offs[d]
+		if end := min(offs[d+1], off+prefetchBytes, uint64(len(data))); off < end {
+			prefetch.Range(data[off:end])
 		}
 	}
 }
 
-// PrefetchPositionOffsets prefetches where the positions entries of docs
-// start, for a PrefetchPositions of them to come.
-func (s *Segment) PrefetchPositionOffsets(docs []int32) {
+// prefetchOffsets prefetches the offsets of the entries of docs.
+func prefetchOffsets(offs []uint64, docs []int32) {
 	for _, d := range docs {
-		prefetch.Words(s.posOff[d : d+2])
+		prefetch.Words(offs[d : d+2])
 	}
 }
 
