@@ -179,17 +179,16 @@ func (a *Analyzer) segments(text []byte, terms bool, fn func(term string, start,
 		a.identifiers(data, terms, fn)
 		return
 	}
-	if alnumWord(data) {
-		// One word of ASCII letters and digits, as most query words are:
-		// UAX #29 breaks nowhere inside it (WB5, WB8, WB9, WB10), so it is
-		// one segment, and the segmenter's setup would cost more than it.
-		term := ""
-		if terms {
-			term = a.term(data)
-		}
-		fn(term, 0, len(data))
+	if ascii(data) {
+		a.asciiSegments(data, terms, fn)
 		return
 	}
+	a.segmenterSegments(data, terms, fn)
+}
+
+// segmenterSegments is segments by the UAX #29 segmenter, a window of
+// text at a time.
+func (a *Analyzer) segmenterSegments(data []byte, terms bool, fn func(term string, start, end int)) {
 	off := 0
 	for off < len(data) {
 		rest := window(data[off:])
@@ -216,6 +215,72 @@ func (a *Analyzer) segments(text []byte, terms bool, fn func(term string, start,
 	}
 	a.trim()
 }
+
+// asciiSegments is segments for a text of ASCII alone, giving the word
+// segments UAX #29 gives without running the segmenter over most of it.
+// In ASCII, the word-break rules join only letters and digits (WB5, WB8–
+// WB10), the underscore to them (WB13a, WB13b), and a letter or digit to
+// the next across one colon, full stop, comma, semicolon or apostrophe
+// (WB6, WB7, WB11, WB12); every other byte breaks on both sides (WB999; a
+// run of spaces or a CR LF is kept together, WB3 and WB3d, but is no
+// word). So the text splits at those other bytes into runs that are
+// segmented alone, exactly as in context. The punctuation a run starts or ends with joins nothing either
+// (each rule needs a letter or digit beyond it) and is no word; what is
+// left, when it is letters and digits alone, as most words are, is one
+// word (alnumWord), and only the rest ("don't", "3.14", "snake_case") goes
+// to the segmenter.
+func (a *Analyzer) asciiSegments(data []byte, terms bool, fn func(term string, start, end int)) {
+	for i := 0; i < len(data); {
+		if !asciiJoins(data[i]) {
+			i++
+			continue
+		}
+		j := i + 1
+		for j < len(data) && asciiJoins(data[j]) {
+			j++
+		}
+		s, e := i, j
+		for s < e && asciiMid(data[s]) {
+			s++
+		}
+		for e > s && asciiMid(data[e-1]) {
+			e--
+		}
+		switch {
+		case s == e:
+		case alnumWord(data[s:e]):
+			term := ""
+			if terms {
+				term = a.term(data[s:e])
+			}
+			fn(term, s, e)
+		default:
+			a.segmenterSegments(data[s:e], terms, func(term string, start, end int) { fn(term, s+start, s+end) })
+		}
+		i = j
+	}
+}
+
+// ascii reports whether b is all ASCII.
+func ascii(b []byte) bool {
+	for _, c := range b {
+		if c >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+// asciiJoins reports whether UAX #29 may join the ASCII byte c to a
+// neighbour: a letter, a digit, '_' (ExtendNumLet) or asciiMid.
+func asciiJoins(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || asciiMid(c)
+}
+
+// asciiMid reports whether c joins two letters or digits across it and
+// nothing else: the colon (MidLetter), comma and semicolon (MidNum), full
+// stop (MidNumLet) and apostrophe (Single_Quote).
+func asciiMid(c byte) bool { return c == ':' || c == '.' || c == ',' || c == ';' || c == '\'' }
 
 // alnumWord reports whether b is a non-empty run of ASCII letters and
 // digits.

@@ -2,7 +2,10 @@ package tokenize
 
 import (
 	"bytes"
+	"encoding/json"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
@@ -10,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/blevesearch/segment"
+	"github.com/klauspost/compress/zstd"
 	"github.com/kljensen/snowball/english"
 )
 
@@ -498,4 +502,94 @@ func TestAlnumWordsAreOneSegment(t *testing.T) {
 			t.Fatalf("alnumWord(%q) = true", s)
 		}
 	}
+}
+
+// TestASCIIFastPathEqualsSegmenter: for ASCII text, asciiSegments gives
+// the segmenter's words, byte for byte, on random strings over every ASCII
+// byte (most draws from the letters, digits and the punctuation that joins
+// them) and on the lines of this package's sources and the sample corpus.
+func TestASCIIFastPathEqualsSegmenter(t *testing.T) {
+	a := MustNew("english")
+	type seg struct {
+		term       string
+		start, end int
+	}
+	collect := func(f func([]byte, bool, func(string, int, int)), text []byte) []seg {
+		var out []seg
+		f(text, true, func(term string, start, end int) { out = append(out, seg{term, start, end}) })
+		return out
+	}
+	check := func(text []byte) {
+		t.Helper()
+		if !ascii(text) {
+			return
+		}
+		got, want := collect(a.asciiSegments, text), collect(a.segmenterSegments, text)
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("%q: fast path %v, segmenter %v", text, got, want)
+		}
+	}
+	r := rand.New(rand.NewPCG(5, 6))
+	const common = "abcXYZ019_:.,;'\" -/()\t\n\r "
+	for range 200000 {
+		b := make([]byte, r.IntN(24))
+		for i := range b {
+			if r.IntN(8) == 0 {
+				b[i] = byte(r.IntN(128))
+			} else {
+				b[i] = common[r.IntN(len(common))]
+			}
+		}
+		check(b)
+	}
+	for _, s := range []string{"", " ", "don't", "3.14", "e.g.", "a_b", "_a", "a_", "1,000.5", "x:y", "'quoted'", "end.", ".5", "a..b", "a.'b", "foo\r\nbar", "tab\there", "a\x00b", "\x7fz"} {
+		check([]byte(s))
+	}
+	files, err := filepath.Glob("*.go")
+	if err != nil || len(files) == 0 {
+		t.Fatal("no sources", err)
+	}
+	var texts [][]byte
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		texts = append(texts, data)
+	}
+	zst, err := os.ReadFile("../corpus/sample/sample.jsonl.zst")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dec, err := zstd.NewReader(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dec.Close()
+	jsonl, err := dec.DecodeAll(zst, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, line := range bytes.Split(jsonl, []byte("\n")) {
+		var doc struct{ Title, Body string }
+		if json.Unmarshal(line, &doc) == nil {
+			texts = append(texts, []byte(doc.Title), []byte(doc.Body))
+			n++
+		}
+	}
+	if n < 100 {
+		t.Fatalf("only %d documents in the sample corpus", n)
+	}
+	checked := 0
+	for _, text := range texts {
+		for _, line := range bytes.Split(text, []byte("\n")) {
+			check(line)
+		}
+		if ascii(text) {
+			checked++
+		}
+		check(text)
+	}
+	t.Logf("%d texts of %d in ASCII checked whole and by line", checked, len(texts))
 }
