@@ -88,10 +88,11 @@ type spillReader struct {
 	pos int64
 }
 
-// text appends the text t to dst.
+// text appends the text t to dst. Texts are asked for in the order they
+// were added.
 func (sr *spillReader) text(t spilledText, dst []byte) ([]byte, error) {
-	if t.at < sr.pos { // not in order: read it where it is
-		return sr.readAt(t, dst)
+	if t.at < sr.pos {
+		return dst, fmt.Errorf("read spilled texts %s: the text at %d is asked for after %d", sr.s.path, t.at, sr.pos)
 	}
 	if _, err := sr.r.Discard(int(t.at - sr.pos)); err != nil {
 		return dst, fmt.Errorf("read spilled texts %s: %w", sr.s.path, err)
@@ -100,15 +101,6 @@ func (sr *spillReader) text(t spilledText, dst []byte) ([]byte, error) {
 	n, err := io.ReadFull(sr.r, dst[len(dst):len(dst)+int(t.n)])
 	sr.pos = t.at + int64(n)
 	if err != nil {
-		return dst, fmt.Errorf("read spilled texts %s: %w", sr.s.path, err)
-	}
-	return dst[:len(dst)+n], nil
-}
-
-func (sr *spillReader) readAt(t spilledText, dst []byte) ([]byte, error) {
-	dst = slices.Grow(dst, int(t.n))
-	n, err := sr.s.f.ReadAt(dst[len(dst):len(dst)+int(t.n)], t.at)
-	if err != nil && !(err == io.EOF && n == int(t.n)) {
 		return dst, fmt.Errorf("read spilled texts %s: %w", sr.s.path, err)
 	}
 	return dst[:len(dst)+n], nil

@@ -272,7 +272,7 @@ func createIndex(t *testing.T, docs []index.Document, opt index.WriterOptions) s
 
 // openSearcher opens the index in dir, closed when the test ends, and a
 // Searcher over it.
-func openSearcher(t *testing.T, dir string) (*index.Index, *Searcher) {
+func openSearcher(t testing.TB, dir string) (*index.Index, *Searcher) {
 	t.Helper()
 	ix, err := index.Open(dir)
 	if err != nil {

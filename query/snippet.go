@@ -223,7 +223,7 @@ func appendSnippetEvents(dst []snipEvent, q *compiled, si int, hl *highlighter, 
 				ok = false
 			}
 		}
-		if starts = starts[:0]; ok && phraseAt(pos, slots, ph.Offsets, &starts) {
+		if starts = starts[:0]; ok && phraseStarts(pos, slots, ph.Offsets, &starts) {
 			for _, p := range starts {
 				events = append(events, snipEvent{p, key})
 			}
@@ -232,6 +232,53 @@ func appendSnippetEvents(dst []snipEvent, q *compiled, si int, hl *highlighter, 
 	}
 	slices.SortFunc(events, func(a, b snipEvent) int { return int(a.pos) - int(b.pos) })
 	return events
+}
+
+// phraseStarts appends to at every position where a phrase starts, and
+// reports whether there is one: pos holds each slot's positions
+// (ascending, decoded) and slots[j] is the slot of the phrase's term j.
+// Verification, which needs only the first, decodes no further than that
+// (phraseIn).
+func phraseStarts(pos [][]uint32, slots []int, offsets []int, at *[]uint32) bool {
+	// Anchor on the term with the fewest positions.
+	a := 0
+	for j := range slots {
+		if len(pos[slots[j]]) < len(pos[slots[a]]) {
+			a = j
+		}
+	}
+	found := false
+	next := make([]int, 0, 8)[:0]
+	for range slots {
+		next = append(next, 0)
+	}
+	for _, pa := range pos[slots[a]] {
+		start := int(pa) - offsets[a]
+		if start < 0 {
+			continue
+		}
+		ok := true
+		for j, sl := range slots {
+			if j == a {
+				continue
+			}
+			want, ps := uint32(start+offsets[j]), pos[sl]
+			k := next[j]
+			for k < len(ps) && ps[k] < want {
+				k++
+			}
+			next[j] = k
+			if k == len(ps) || ps[k] != want {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			found = true
+			*at = append(*at, uint32(start))
+		}
+	}
+	return found
 }
 
 // bestWindow returns the index of the first event of the earliest span of

@@ -330,56 +330,6 @@ func phraseIn(lists []segment.PosList, slots, offsets []int, its *[]segment.PosI
 	}
 }
 
-// phraseAt reports whether the terms of a phrase occur at its offsets: pos
-// holds each slot's positions (ascending) and slots[j] is the slot of the
-// phrase's term j. When at is not nil, every position where the phrase
-// starts is appended to it, else the first found ends the search.
-func phraseAt(pos [][]uint32, slots []int, offsets []int, at *[]uint32) bool {
-	// Anchor on the term with the fewest positions.
-	a := 0
-	for j := range slots {
-		if len(pos[slots[j]]) < len(pos[slots[a]]) {
-			a = j
-		}
-	}
-	found := false
-	next := make([]int, 0, 8)[:0]
-	for range slots {
-		next = append(next, 0)
-	}
-	for _, pa := range pos[slots[a]] {
-		start := int(pa) - offsets[a]
-		if start < 0 {
-			continue
-		}
-		ok := true
-		for j, sl := range slots {
-			if j == a {
-				continue
-			}
-			want, ps := uint32(start+offsets[j]), pos[sl]
-			k := next[j]
-			for k < len(ps) && ps[k] < want {
-				k++
-			}
-			next[j] = k
-			if k == len(ps) || ps[k] != want {
-				ok = false
-				break
-			}
-		}
-		if !ok {
-			continue
-		}
-		if at == nil {
-			return true
-		}
-		found = true
-		*at = append(*at, uint32(start))
-	}
-	return found
-}
-
 // phraseReader checks phrases from a segment's positions for an evaluator
 // without a plan (the inverted engine).
 type phraseReader struct {

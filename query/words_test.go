@@ -144,15 +144,7 @@ func BenchmarkWords(b *testing.B) {
 	docs := genCorpus(20000, 21)
 	dir := b.TempDir()
 	indextest.Build(b, dir, docs, index.WriterOptions{})
-	ix, err := index.Open(dir)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer ix.Close()
-	s, err := NewSearcher(ix)
-	if err != nil {
-		b.Fatal(err)
-	}
+	ix, s := openSearcher(b, dir)
 	s.SetWorkers(1)
 	// Two or three words of one document, one of them with a list in
 	// every segment that holds them all: the queries the words path is

@@ -105,30 +105,16 @@ func positionsHeader(e []byte) (k uint64, marks, lists []byte, ok bool) {
 	return k, e[:m], e[m:], true
 }
 
-// appendList decodes one term's position list, appending to dst.
+// appendPositions decodes one term's position list, appending to dst.
 func appendPositions(dst []uint32, list []byte) ([]uint32, bool) {
-	p := uint64(0)
-	for i := 0; len(list) > 0; i++ {
-		var d uint64
-		if list[0] < 0x80 {
-			d, list = uint64(list[0]), list[1:]
-		} else {
-			var n int
-			if d, n = binary.Uvarint(list); n <= 0 {
-				return dst, false
-			}
-			list = list[n:]
+	it := PosIter{b: list}
+	for {
+		p, ok := it.Next()
+		if !ok {
+			return dst, !it.bad
 		}
-		if i > 0 {
-			d += p + 1
-		}
-		if d > 1<<31 {
-			return dst, false
-		}
-		p = d
-		dst = append(dst, uint32(p))
+		dst = append(dst, p)
 	}
-	return dst, true
 }
 
 // nextList splits the next term's list, of tf positions, off lists: a
