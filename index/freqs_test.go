@@ -124,11 +124,12 @@ func TestFreqsMatchForward(t *testing.T) {
 	mustCheck(t, dir)
 }
 
-// TestCheckFindsWrongFreqs changes one byte of section 13 and one of
-// section 14 of a segment, with their checksums made to match, as a faulty
-// writer would: check must name each section.
+// TestCheckFindsWrongFreqs changes one byte of section 13, one of section
+// 14 and the newline count of section 7's first block of a segment, with
+// their checksums made to match, as a faulty writer would: check must name
+// each section.
 func TestCheckFindsWrongFreqs(t *testing.T) {
-	for _, name := range []string{"frequencies", "lengths"} {
+	for _, name := range []string{"frequencies", "lengths", "blocks"} {
 		t.Run(name, func(t *testing.T) {
 			dir := t.TempDir()
 			buildIndex(t, dir, freqsDocs(), WriterOptions{})
@@ -146,6 +147,9 @@ func TestCheckFindsWrongFreqs(t *testing.T) {
 			if name == "frequencies" {
 				blocks := (m.Segments[0].Docs + bitrow.BlockDocs - 1) / bitrow.BlockDocs
 				at = sec.Offset + 4*uint64(blocks*privateRowsOf(t, dir))
+			}
+			if name == "blocks" {
+				at = sec.Offset + 14 // offset, compressed length, raw length, newlines
 			}
 			data[at]++
 			rechecksum(t, data)

@@ -146,12 +146,15 @@ func TestForwardAndPositions(t *testing.T) {
 
 // TestLongTextsSpanBlocks: a text longer than a store block fills blocks of
 // its own; it reads back whole, a range of it reads back from the blocks it
-// lies in, and the documents around it are undisturbed.
+// lies in, the newlines before any of its bytes are counted right (from the
+// block table at block boundaries), and the documents around it are
+// undisturbed.
 func TestLongTextsSpanBlocks(t *testing.T) {
 	dir := t.TempDir()
-	long := []byte(strings.Repeat("abcdefghij klmnopqrst ", 20000)) // 440,000 bytes: 7 blocks
+	// 440,000 bytes, newlines only in the second half and unevenly there.
+	long := []byte(strings.Repeat("abcdefghij klmnopqrst ", 10000) + strings.Repeat("abcdefghij\nklmnopqrst\n\n ", 9200)[:220000])
 	docs := []Document{
-		{Key: "a", Text: []byte("small before")},
+		{Key: "a", Text: []byte("small\nbefore")},
 		{Key: "b", Text: long},
 		{Key: "c", Text: []byte("small after")},
 	}
@@ -184,6 +187,17 @@ func TestLongTextsSpanBlocks(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+	}
+	bs := segment.StoreBlockSize
+	for _, at := range []int{0, 1, 5, bs - 1, bs, bs + 1, 2 * bs, 53 * bs, 54*bs - 3, 54 * bs, 54*bs + 7, 100 * bs, len(long) - 1, len(long), len(long) + 5} {
+		got, err := seg.NewlinesBefore(ref.Doc, at)
+		if want := bytes.Count(long[:min(at, len(long))], []byte{'\n'}); err != nil || got != want {
+			t.Errorf("newlines before byte %d: %d (%v), want %d", at, got, err, want)
+		}
+	}
+	refA, _ := ix.Find("a")
+	if got, err := ix.Segments()[refA.Seg].NewlinesBefore(refA.Doc, 8); got != 1 || err != nil {
+		t.Errorf("newlines before byte 8 of a short text: %d (%v), want 1", got, err)
 	}
 	rep, err := Check(dir)
 	if err != nil || len(rep.Problems) > 0 {

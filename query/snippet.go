@@ -417,17 +417,10 @@ func appendEventRanges(dst []Range, events []snipEvent, words []Range, base int,
 // lineAt returns the line number of a highlight that has lines newlines
 // before it in the text read from offset textAt of document doc: when
 // textAt is not 0 (a long text read from a later block), the newlines of
-// the blocks before are counted too.
+// the blocks before are counted too, from the segment's block table.
 func lineAt(seg *segment.Segment, doc, textAt, lines int) (int, error) {
-	line := 1 + lines
-	if textAt == 0 {
-		return line, nil
-	}
-	err := seg.WithTextRange(doc, 0, textAt, func(text []byte, at int) error {
-		line += bytes.Count(text[:textAt-at], []byte{'\n'})
-		return nil
-	})
-	return line, err
+	before, err := seg.NewlinesBefore(doc, textAt)
+	return 1 + before + lines, err
 }
 
 // makeSnippet cuts the window of about width bytes from ws, widened to word

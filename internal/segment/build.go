@@ -155,7 +155,8 @@ func decodeHeader(b []byte) segmentHeader {
 const docRecordSize = 64
 
 // blockEntrySize is the size of one store block-table entry: offset uint64 in
-// the store section, compressed length uint32, raw length uint32.
+// the store section, compressed length uint32, raw length uint16, and the
+// number of newline bytes in the raw block, uint16.
 const blockEntrySize = 16
 
 // Build seals docs into a segment file written to w. The segment's
@@ -591,7 +592,8 @@ func (s *storeWriter) flush() {
 	s.store = storeEncoder().EncodeAll(s.raw, s.store)
 	s.blocks = binary.LittleEndian.AppendUint64(s.blocks, uint64(start))
 	s.blocks = binary.LittleEndian.AppendUint32(s.blocks, uint32(len(s.store)-start))
-	s.blocks = binary.LittleEndian.AppendUint32(s.blocks, uint32(len(s.raw)))
+	s.blocks = binary.LittleEndian.AppendUint16(s.blocks, uint16(len(s.raw)))
+	s.blocks = binary.LittleEndian.AppendUint16(s.blocks, uint16(bytes.Count(s.raw, []byte{'\n'})))
 	s.nblocks++
 	s.raw = s.raw[:0]
 }

@@ -213,8 +213,19 @@ func (s *Segment) checkFreqs(p *segmentProblems, private [][]byte, listTF [][]by
 }
 
 // checkStore checks that the stored texts decompress and match their
-// hashes and lengths. It stops at the first text that does not decompress.
+// hashes and lengths, and that the block table counts each block's
+// newlines. It stops at the first block or text that does not decompress.
 func (s *Segment) checkStore(p *segmentProblems) {
+	r := s.NewTextReader()
+	for b := 0; b < s.hdr.Blocks; b++ {
+		if err := r.load(b); err != nil {
+			p.errs = append(p.errs, err)
+			return
+		}
+		if n := bytes.Count(r.raw, []byte{'\n'}); n != s.blockNewlines(b) {
+			p.bad("blocks", "store block %d holds %d newlines, not the %d its entry counts", b, n, s.blockNewlines(b))
+		}
+	}
 	var text []byte
 	for d := 0; d < s.NumDocs(); d++ {
 		var err error

@@ -7,7 +7,7 @@ import "github.com/bitsieve/bitsieve/internal/sectioned"
 
 // FormatVersion is the version of the index files this bitsieve reads and
 // writes (docs/format.md). It is part of every file name.
-const FormatVersion = 9
+const FormatVersion = 10
 
 const (
 	segmentKind   = "SEG\x00"

@@ -123,8 +123,10 @@ func FuzzSegment(f *testing.F) {
 
 // TestStoreSizeClaims is the regression test for what fuzzing found: a
 // block table entry or a zstd frame header claiming a huge size made the
-// reader allocate it (up to the decoder's 1 GiB limit) before noticing.
-// Checksums are off, as for a file crafted to pass them.
+// reader allocate it (up to the decoder's 1 GiB limit) before noticing. A
+// block table entry's raw length and newline count must agree with each
+// other and with the frame. Checksums are off, as for a file crafted to
+// pass them.
 func TestStoreSizeClaims(t *testing.T) {
 	text := []byte(strings.Repeat("a frame with a declared content size ", 20))
 	d := &Doc{Key: "a", Text: text}
@@ -134,16 +136,17 @@ func TestStoreSizeClaims(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rawLenAt := int(secs[secBlocks].Offset) + 12 // block 0: offset, compressed length, raw length
+	rawLenAt := int(secs[secBlocks].Offset) + 12 // block 0: offset, compressed length, raw length, newlines
 	for _, c := range []struct {
-		rawLen uint32
-		want   string
+		rawLen, newlines uint16
+		want             string
 	}{
-		{1 << 30, "claims"},                     // beyond what the compressed bytes can hold: refused at open
-		{uint32(len(text)) - 1, "frame header"}, // not what the frame declares: refused before decoding
+		{uint16(len(text)), uint16(len(text)) + 1, "claims"}, // more newlines than bytes: refused at open
+		{uint16(len(text)) - 1, 0, "frame header"},           // not what the frame declares: refused before decoding
 	} {
 		b := slices.Clone(data)
-		binary.LittleEndian.PutUint32(b[rawLenAt:], c.rawLen)
+		binary.LittleEndian.PutUint16(b[rawLenAt:], c.rawLen)
+		binary.LittleEndian.PutUint16(b[rawLenAt+2:], c.newlines)
 		s, err := New("x.seg", b, VerifyNone)
 		if err == nil {
 			_, err = s.Text(nil, 0)

@@ -283,6 +283,9 @@ func (r *segmentReader) store() error {
 		if uint64(rawLen) > uint64(clen)*zstdMaxRatio {
 			return r.bad(secBlocks, "block %d claims %d bytes from %d compressed", b, rawLen, clen)
 		}
+		if nl := s.blockNewlines(b); nl > int(rawLen) {
+			return r.bad(secBlocks, "block %d claims %d newlines in %d bytes", b, nl, rawLen)
+		}
 	}
 	for i := 0; i < h.Docs; i++ {
 		rec := s.docRecord(i)
@@ -587,7 +590,12 @@ func (s *Segment) CompareKeys(a int, t *Segment, b int) int {
 
 func (s *Segment) block(b int) (off uint64, clen, rawLen uint32) {
 	e := s.blocks[b*blockEntrySize:]
-	return binary.LittleEndian.Uint64(e), binary.LittleEndian.Uint32(e[8:]), binary.LittleEndian.Uint32(e[12:])
+	return binary.LittleEndian.Uint64(e), binary.LittleEndian.Uint32(e[8:]), uint32(binary.LittleEndian.Uint16(e[12:]))
+}
+
+// blockNewlines is the number of newline bytes in store block b.
+func (s *Segment) blockNewlines(b int) int {
+	return int(binary.LittleEndian.Uint16(s.blocks[b*blockEntrySize+14:]))
 }
 
 // Text appends the stored text of doc to dst. The block it decompresses
@@ -624,6 +632,36 @@ func (s *Segment) WithTextRange(doc, from, to int, fn func(text []byte, at int) 
 	r.seg = nil
 	textReaders.Put(r)
 	return err
+}
+
+// NewlinesBefore returns the number of newline bytes in doc's stored text
+// before byte at. Where at is a block boundary of a long text (as the
+// offsets TextReader.Range returns are), the block table's counts give it
+// without decompressing anything; elsewhere the text before at is read.
+func (s *Segment) NewlinesBefore(doc, at int) (int, error) {
+	rec := s.docRecord(doc)
+	blk, n := rec.block(), rec.textLen()
+	at = min(at, n)
+	if at <= 0 {
+		return 0, nil
+	}
+	if n > StoreBlockSize && at%StoreBlockSize == 0 {
+		last := blk + at/StoreBlockSize
+		if last > s.hdr.Blocks {
+			return 0, &sectioned.CorruptError{File: s.name, Section: "docs", Detail: fmt.Sprintf("text of document %d runs past the last store block", doc)}
+		}
+		lines := 0
+		for b := blk; b < last; b++ {
+			lines += s.blockNewlines(b)
+		}
+		return lines, nil
+	}
+	lines := 0
+	err := s.WithTextRange(doc, 0, at, func(text []byte, from int) error {
+		lines = bytes.Count(text[:at-from], []byte{'\n'})
+		return nil
+	})
+	return lines, err
 }
 
 // textReaders recycles readers and their buffers of decompressed blocks.
