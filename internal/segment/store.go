@@ -21,7 +21,8 @@ import (
 // that time is zstd decompressing the hit's block, which grows with the
 // block, while the compression ratio falls only slowly as blocks shrink. On
 // the prose corpus, 4 KiB blocks make the store 29% larger than 16 KiB ones
-// (the index 9%) and a top-10 query with snippets 25% faster.
+// (the index 9%), and top-10 queries with snippets take about 40% less time
+// (docs/BENCHMARKS.md).
 
 // StoreBlockSize is the raw size of a full store block. The block table
 // keeps raw lengths and newline counts in 16 bits, so it is at most 65,535.
