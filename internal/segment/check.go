@@ -215,6 +215,8 @@ func (s *Segment) checkFreqs(p *segmentProblems, private [][]byte, listTF [][]by
 // checkStore checks that the stored texts decompress and match their
 // hashes and lengths, and that the block table counts each block's
 // newlines. It stops at the first block or text that does not decompress.
+// Texts are read in order through one reader, so each block is
+// decompressed once for them.
 func (s *Segment) checkStore(p *segmentProblems) {
 	r := s.NewTextReader()
 	for b := 0; b < s.hdr.Blocks; b++ {
@@ -226,10 +228,8 @@ func (s *Segment) checkStore(p *segmentProblems) {
 			p.bad("blocks", "store block %d holds %d newlines, not the %d its entry counts", b, n, s.blockNewlines(b))
 		}
 	}
-	var text []byte
 	for d := 0; d < s.NumDocs(); d++ {
-		var err error
-		text, err = s.Text(text[:0], d)
+		text, err := r.Text(d)
 		if err != nil {
 			p.errs = append(p.errs, err)
 			break
