@@ -25,8 +25,11 @@ import (
 // (docs/BENCHMARKS.md).
 
 // StoreBlockSize is the raw size of a full store block. The block table
-// keeps raw lengths and newline counts in 16 bits, so it is at most 65,535.
+// keeps raw lengths and newline counts in 16 bits, so it is at most 65,535
+// (the blank constant below does not compile otherwise).
 const StoreBlockSize = 4 << 10
+
+const _ = uint16(StoreBlockSize)
 
 // zstdMaxRatio bounds how much a zstd frame can expand: a block of at most
 // 128 KiB needs at least 4 compressed bytes (an RLE block). A block table
