@@ -36,12 +36,12 @@
 //     term's expected false positives at most df/snr (snr 30), preferring
 //     high-rank rows, which are cheaper to read.
 //
-// Word pairs are signature terms too: where two words with private rows
-// follow each other in a document, the pair sets Params.PairK shared rows of
-// rank 0 (no df, no lexicon entry: its rows follow from its words' hashes).
-// A phrase of common words ANDs its pairs' rows beside its words', so its
-// candidates are the documents that hold its pairs, not every document
-// holding its words; positions then confirm them.
+// Word pairs are signature terms too: where two words follow each other in
+// a document and at least one of them has a private row, the pair sets
+// Params.PairK shared rows of rank 0 (no df, no lexicon entry: its rows
+// follow from its words' hashes). A phrase ANDs its pairs' rows beside its
+// words', so its candidates are the documents that hold its pairs, not
+// every document holding its words; positions then confirm them.
 //
 // A query ANDs the words of its high-rank rows for each 512-document block
 // first; where they are zero the block is skipped without reading a rank-0

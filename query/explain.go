@@ -40,7 +40,8 @@ type PhraseExplanation struct {
 }
 
 // PairRowUse is one pair of adjacent phrase terms and the number of
-// segments that index it (both terms have private rows there).
+// segments that index it (at least one of the terms has a private row
+// there).
 type PairRowUse struct {
 	First    string `json:"first"`
 	Second   string `json:"second"`

@@ -349,9 +349,9 @@ func (p *planner) leaf(terms []string, negated bool, q *compiled) *pnode {
 }
 
 // pairRows adds to a phrase's node the rows of its word pairs that the
-// segment indexes (two words at consecutive offsets, both with private
-// rows; index.Params.PairK), so that its candidates hold its pairs, not
-// only its words.
+// segment indexes (two words at consecutive offsets, at least one with a
+// private row; index.Params.PairK), so that its candidates hold its pairs,
+// not only its words.
 func (p *planner) pairRows(n *pnode, x *Phrase, q *compiled) {
 	for j := 1; j < len(x.Terms); j++ {
 		if x.Offsets[j] != x.Offsets[j-1]+1 {

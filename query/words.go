@@ -227,8 +227,8 @@ func (w *wordsVisit) setup(seg *segment.Segment, si int, q *compiled) {
 }
 
 // setupPhrases gathers the phrases of the query, and the rows of their
-// word pairs that seg indexes (two words at consecutive offsets, both with
-// private rows; index.Params.PairK), as a phrase's plan has them.
+// word pairs that seg indexes (two words at consecutive offsets, at least
+// one with a private row; index.Params.PairK), as a phrase's plan has them.
 func (w *wordsVisit) setupPhrases(seg *segment.Segment, si int, q *compiled) {
 	w.phrases, w.slots = w.phrases[:0], w.slots[:0]
 	var phrases [8]*Phrase

@@ -44,7 +44,7 @@ func runIndex(fs *pflag.FlagSet) runFunc {
 	snr := fs.Float64("snr", def.SNR, "signature parameter: a term's expected false positives are at most df/SNR (more shared rows for rarer terms)")
 	listDensity := fs.Float64("list-density", def.ListDensity, "signature parameter: a term in fewer than this fraction of a segment's documents is stored as an exact list of them (0: no lists; segments over 65,536 documents have none)")
 	rank := fs.Int("rank", def.Rank, "signature parameter: the higher rank of shared rows, 3 to 6 (a bit per 2^rank documents; 0: rank-0 rows only)")
-	pairK := fs.Int("pair-rows", def.PairK, "signature parameter: shared rows of each pair of adjacent common words, which phrases match on (0: no pairs)")
+	pairK := fs.Int("pair-rows", def.PairK, "signature parameter: shared rows of each pair of adjacent words one of which is common, which phrases match on (0: no pairs)")
 	memory := fs.Int("memory", index.DefaultMemoryBudget>>20, "MiB of analyzed documents held, buffered or being written as segments (Go's heap limit is set to three times this); less makes more, smaller segments")
 	return func(args []string, stdout, stderr io.Writer) int {
 		paths := args

@@ -497,20 +497,27 @@ func (s *Segment) PairRows(dst []int, a, b uint64) []int {
 }
 
 // PairsIndexed reports whether the segment set the pair rows of two words
-// with these treatments: it indexes pairs, and both words have private rows.
+// with these treatments: it indexes pairs, and at least one of the words
+// has a private row. A pair of two common words cuts a phrase's candidates
+// from the documents holding both words to those holding the pair; a pair
+// of a common word and a rarer one cuts them from the rarer word's
+// documents that hold the common one. Pairs of two words without private
+// rows are not indexed: their documents are few already, and such pairs
+// are so many that the rows would have to grow several times over to keep
+// their density.
 func (s *Segment) PairsIndexed(a, b Treatment) bool {
-	return s.hdr.PairK > 0 && a.Private && b.Private
+	return s.hdr.PairK > 0 && (a.Private || b.Private)
 }
 
 // pairSet finds the word pairs of the documents of a segment being built:
-// two kept tokens at consecutive positions whose terms both have private
-// rows.
+// two kept tokens at consecutive positions at least one of whose terms has
+// a private row (PairsIndexed).
 type pairSet struct {
 	docs     []*Doc
 	docStart []int
 	docLi    []int32
-	hashOf   []uint64 // by local index: the term's hash, when it has a private row
-	private  []bool   // by local index
+	hashOf   []uint64 // by local index: the term's hash
+	private  []bool   // by local index: the term has a private row
 	k        int
 
 	hashes            []uint64
@@ -526,10 +533,8 @@ func newPairSet(docs []*Doc, docStart []int, docLi []int32, terms []string, idOf
 	ps.hashOf = make([]uint64, len(terms))
 	ps.private = make([]bool, len(terms))
 	for li, t := range terms {
-		if treat[idOf[li]]&privateFlag != 0 {
-			ps.private[li] = true
-			ps.hashOf[li] = termHash(t)
-		}
+		ps.private[li] = treat[idOf[li]]&privateFlag != 0
+		ps.hashOf[li] = termHash(t)
 	}
 	return ps
 }
@@ -547,7 +552,7 @@ func (ps *pairSet) of(doc int) []uint64 {
 	ps.locals, ps.positions, ps.marks, _ = decodeTokens(d.Pos, len(li), ps.locals[:0], ps.positions[:0], ps.marks[:0])
 	for i := 1; i < len(ps.locals); i++ {
 		a, b := li[ps.locals[i-1]], li[ps.locals[i]]
-		if ps.positions[i] == ps.positions[i-1]+1 && ps.private[a] && ps.private[b] {
+		if ps.positions[i] == ps.positions[i-1]+1 && (ps.private[a] || ps.private[b]) {
 			ps.hashes = append(ps.hashes, pairHash(ps.hashOf[a], ps.hashOf[b]))
 		}
 	}

@@ -26,10 +26,10 @@ type Params struct {
 	Rank int
 
 	// PairK is the number of rank-0 shared rows of each word pair (0: no
-	// pairs). Where two words with private rows directly follow each other
-	// in a document, the pair is a signature term of its own, so a phrase of
-	// common words finds its candidates in the rows instead of among every
-	// document holding its words. A pair has no df and no list: its
+	// pairs). Where two words, at least one of them with a private row,
+	// directly follow each other in a document, the pair is a signature
+	// term of its own, so a phrase finds its candidates in the rows instead
+	// of among every document holding its words. A pair has no df and no list: its
 	// expected false positives among the documents holding both words are
 	// a fraction Density^PairK of them, removed by verification.
 	PairK int
