@@ -502,9 +502,9 @@ func (s *Segment) PairRows(dst []int, a, b uint64) []int {
 // from the documents holding both words to those holding the pair; a pair
 // of a common word and a rarer one cuts them from the rarer word's
 // documents that hold the common one. Pairs of two words without private
-// rows are not indexed: their documents are few already, and such pairs
-// are so many that the rows would have to grow several times over to keep
-// their density.
+// rows are not indexed: their documents are fewer, and such pairs are so
+// many that the rows would have to grow manyfold to keep their density
+// (twentyfold on the Go source tree).
 func (s *Segment) PairsIndexed(a, b Treatment) bool {
 	return s.hdr.PairK > 0 && (a.Private || b.Private)
 }
