@@ -10,6 +10,7 @@ import (
 	"io"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 
 	"github.com/bitsieve/bitsieve/internal/inplace"
 	"github.com/bitsieve/bitsieve/internal/mmap"
@@ -90,12 +91,21 @@ type lexicon struct {
 
 	headsOnce sync.Once
 	heads     []uint64 // by block: head8 of its first word (block)
+
+	// checked has a bit for every word, by its rank in the lexicon, set
+	// once a Lookup has checked all of the word's entries against their
+	// segments (entry). The file and the segments are immutable while they
+	// are open, so the same bytes decode to the same entries and need no
+	// second check: a word looked up again skips the bounds of its entries,
+	// and above all the walk over the chunks of each chunked list.
+	checked []atomic.Uint64
 }
 
 // openLexicon maps and validates a lexicon file: its structure, its
 // checksums (those of the small sections only at segment.VerifyMeta: not the
-// blocks) and the block index. Entries are checked as they are decoded,
-// against the segments attached with attach.
+// blocks) and the block index. A word's entries are checked against the
+// segments attached with attach as they are decoded, the first time the
+// word is looked up (lexicon.checked).
 func openLexicon(dir, name string, verify segment.Verify) (*lexicon, error) {
 	data, err := mmap.File(filepath.Join(dir, name))
 	if err != nil {
@@ -207,6 +217,7 @@ func (lx *lexicon) attach(segs []*segment.Segment) error {
 		}
 	}
 	lx.segs = segs
+	lx.checked = make([]atomic.Uint64, (lx.words+63)/64)
 	return nil
 }
 
@@ -296,10 +307,15 @@ func (lx *lexicon) reader(b int) *lexReader {
 }
 
 func (r *lexReader) uvarint() int {
-	if r.p < r.end {
-		if b := r.lx.body[r.p]; b < 0x80 { // most are one byte
+	if r.p+1 < r.end {
+		b := r.lx.body[r.p : r.p+2]
+		if b[0] < 0x80 { // most are one byte
 			r.p++
-			return int(b)
+			return int(b[0])
+		}
+		if b[1] < 0x80 { // and most others two: termIDs, dfs
+			r.p += 2
+			return int(b[0]&0x7f) | int(b[1])<<7
 		}
 	}
 	v, n := binary.Uvarint(r.lx.body[r.p:r.end])
@@ -378,6 +394,33 @@ func (r *lexReader) entries(dst []segment.Entry) []segment.Entry {
 	return dst
 }
 
+// decodedEntries is entries for a word whose entries were checked before
+// (lexicon.wordEntries): it decodes them without checking them against
+// their segments. They are the bytes that were checked; an entry that no
+// longer decodes is damage done to the file while it is open, and is
+// reported as damage.
+func (r *lexReader) decodedEntries(dst []segment.Entry) ([]segment.Entry, error) {
+	n := r.uvarint()
+	end := r.p + n
+	c := r.uvarint()
+	ord := 0
+	for i := 0; i < c && r.err == nil; i++ {
+		ord += r.uvarint()
+		id, df, code := r.uvarint(), r.uvarint(), r.uvarint()
+		e, ok := segment.EntryOf(ord, segment.TermID(id), df, uint64(code))
+		if !ok || r.err != nil || ord >= len(r.lx.segSeq) {
+			r.fail("entry changed since it was checked")
+			break
+		}
+		dst = append(dst, e)
+		ord++
+	}
+	if r.err == nil && r.p != end {
+		r.fail("entries do not fill their length")
+	}
+	return dst, r.err
+}
+
 // skip passes over the current word's entries.
 func (r *lexReader) skip() {
 	n := r.uvarint()
@@ -435,8 +478,7 @@ func (lx *lexicon) Lookup(word string, dst []segment.Entry) ([]segment.Entry, er
 			c, k := compareTail(tail, word[m:])
 			switch {
 			case c == 0:
-				dst = r.entries(dst)
-				return dst, r.err
+				return lx.wordEntries(&r, b*lexBlockWords+r.inBlock-1, dst)
 			case c > 0:
 				return dst, nil
 			}
@@ -445,6 +487,26 @@ func (lx *lexicon) Lookup(word string, dst []segment.Entry) ([]segment.Entry, er
 		r.skip()
 	}
 	return dst, r.err
+}
+
+// wordEntries decodes the entries of the word r stands at, the w-th of the
+// lexicon, appending them to dst: checked against their segments the first
+// time (entries), decoded alone afterwards (lexicon.checked).
+func (lx *lexicon) wordEntries(r *lexReader, w int, dst []segment.Entry) ([]segment.Entry, error) {
+	if lx.checked == nil || w >= 64*len(lx.checked) {
+		dst = r.entries(dst)
+		return dst, r.err
+	}
+	bit := uint64(1) << (w % 64)
+	if lx.checked[w/64].Load()&bit == 0 {
+		from := len(dst)
+		dst = r.entries(dst)
+		if r.err == nil && len(dst) > from {
+			lx.checked[w/64].Or(bit)
+		}
+		return dst, r.err
+	}
+	return r.decodedEntries(dst)
 }
 
 // compareTail compares b and s like bytes.Compare, and returns the length

@@ -75,6 +75,11 @@ func checkLexicon(t *testing.T, ix *Index) {
 		if len(es) != len(want) {
 			t.Fatalf("%q: %d entries, want segments %v", w, len(es), want)
 		}
+		// Again: the entries were checked, and are now only decoded.
+		again, err := ix.Lookup(w, nil)
+		if err != nil || !slices.Equal(again, es) {
+			t.Fatalf("%q looked up again: %+v, %v; the first time %+v", w, again, err, es)
+		}
 		for i, e := range es {
 			s := ix.Segments()[e.Seg]
 			if e.Seg != want[i] || e.DF != truth[e.Seg][w] {
