@@ -91,6 +91,39 @@ func TestSharedRowsDistinct(t *testing.T) {
 	}
 }
 
+// TestGCD checks the binary gcd against Euclid's, on small numbers
+// exhaustively and on large ones: the rows a term is placed in depend on
+// it (sharedRows), so the indexes written before it must still read right.
+func TestGCD(t *testing.T) {
+	euclid := func(a, b uint64) uint64 {
+		for b != 0 {
+			a, b = b, a%b
+		}
+		return a
+	}
+	check := func(a, b uint64) {
+		t.Helper()
+		if got, want := gcd(a, b), euclid(a, b); got != want {
+			t.Fatalf("gcd(%d, %d) = %d, want %d", a, b, got, want)
+		}
+	}
+	for a := uint64(0); a < 300; a++ {
+		for b := uint64(0); b < 300; b++ {
+			check(a, b)
+		}
+	}
+	x := uint64(0x9e3779b97f4a7c15)
+	for i := 0; i < 10000; i++ {
+		x = rankHash(x)
+		check(x>>uint(i%40), (x>>20)%65536*uint64(1+i%6))
+		check(x, 1<<uint(i%64))
+	}
+	// The rows of one hash, as every index so far has placed them.
+	if got := sharedRows(nil, 0x123456789abcdef0, 6, 308); fmt.Sprint(got) != "[244 271 298 17 44 71]" {
+		t.Errorf("sharedRows moved a term's rows: %v", got)
+	}
+}
+
 // TestListTail checks that lists stay the rarest tail: in a segment of rare
 // words the list density is halved until shared rows hold at least as many
 // postings as lists, and a segment where they already do keeps it.
