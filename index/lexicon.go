@@ -300,6 +300,7 @@ type lexReader struct {
 	word    []byte
 	inBlock int
 	err     error
+	checked bool // the current word's entries were checked before (lexicon.checked)
 }
 
 func (lx *lexicon) reader(b int) *lexReader {
@@ -360,7 +361,8 @@ func (r *lexReader) decode(word []byte) ([]byte, bool) {
 	return word, true
 }
 
-// entries decodes the current word's entries, appending them to dst.
+// entries decodes the current word's entries, appending them to dst, and
+// checks each against its segment's bounds unless r.checked.
 func (r *lexReader) entries(dst []segment.Entry) []segment.Entry {
 	n := r.uvarint()
 	if n > r.end-r.p {
@@ -380,7 +382,7 @@ func (r *lexReader) entries(dst []segment.Entry) []segment.Entry {
 		if r.err != nil {
 			return dst
 		}
-		e, ok := r.lx.entry(ord, id, df, code)
+		e, ok := r.lx.entry(ord, id, df, code, !r.checked)
 		if !ok {
 			r.fail(fmt.Sprintf("entry of segment %d (term %d, df %d, treatment %d) is out of range", ord, id, df, code))
 			return dst
@@ -394,33 +396,6 @@ func (r *lexReader) entries(dst []segment.Entry) []segment.Entry {
 	return dst
 }
 
-// decodedEntries is entries for a word whose entries were checked before
-// (lexicon.wordEntries): it decodes them without checking them against
-// their segments. They are the bytes that were checked; an entry that no
-// longer decodes is damage done to the file while it is open, and is
-// reported as damage.
-func (r *lexReader) decodedEntries(dst []segment.Entry) ([]segment.Entry, error) {
-	n := r.uvarint()
-	end := r.p + n
-	c := r.uvarint()
-	ord := 0
-	for i := 0; i < c && r.err == nil; i++ {
-		ord += r.uvarint()
-		id, df, code := r.uvarint(), r.uvarint(), r.uvarint()
-		e, ok := segment.EntryOf(ord, segment.TermID(id), df, uint64(code))
-		if !ok || r.err != nil || ord >= len(r.lx.segSeq) {
-			r.fail("entry changed since it was checked")
-			break
-		}
-		dst = append(dst, e)
-		ord++
-	}
-	if r.err == nil && r.p != end {
-		r.fail("entries do not fill their length")
-	}
-	return dst, r.err
-}
-
 // skip passes over the current word's entries.
 func (r *lexReader) skip() {
 	n := r.uvarint()
@@ -431,13 +406,14 @@ func (r *lexReader) skip() {
 	r.p += n
 }
 
-// entry builds and checks an entry against its segment's bounds.
-func (lx *lexicon) entry(ord, id, df, code int) (segment.Entry, bool) {
+// entry builds an entry and, with bounds, checks it against its
+// segment's bounds.
+func (lx *lexicon) entry(ord, id, df, code int, bounds bool) (segment.Entry, bool) {
 	if ord >= len(lx.segSeq) {
 		return segment.Entry{}, false
 	}
 	e, ok := segment.EntryOf(ord, segment.TermID(id), df, uint64(code))
-	if !ok || lx.segs == nil { // not attached: the writer merging into a new lexicon
+	if !ok || !bounds || lx.segs == nil { // not attached: the writer merging into a new lexicon
 		return e, ok
 	}
 	return e, lx.segs[ord].Admits(e)
@@ -491,22 +467,20 @@ func (lx *lexicon) Lookup(word string, dst []segment.Entry) ([]segment.Entry, er
 
 // wordEntries decodes the entries of the word r stands at, the w-th of the
 // lexicon, appending them to dst: checked against their segments the first
-// time (entries), decoded alone afterwards (lexicon.checked).
+// time, decoded alone afterwards (lexicon.checked).
 func (lx *lexicon) wordEntries(r *lexReader, w int, dst []segment.Entry) ([]segment.Entry, error) {
 	if lx.checked == nil || w >= 64*len(lx.checked) {
 		dst = r.entries(dst)
 		return dst, r.err
 	}
 	bit := uint64(1) << (w % 64)
-	if lx.checked[w/64].Load()&bit == 0 {
-		from := len(dst)
-		dst = r.entries(dst)
-		if r.err == nil && len(dst) > from {
-			lx.checked[w/64].Or(bit)
-		}
-		return dst, r.err
+	r.checked = lx.checked[w/64].Load()&bit != 0
+	from := len(dst)
+	dst = r.entries(dst)
+	if !r.checked && r.err == nil && len(dst) > from {
+		lx.checked[w/64].Or(bit)
 	}
-	return r.decodedEntries(dst)
+	return dst, r.err
 }
 
 // compareTail compares b and s like bytes.Compare, and returns the length
