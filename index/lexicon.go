@@ -413,7 +413,9 @@ func (lx *lexicon) entry(ord, id, df, code int, bounds bool) (segment.Entry, boo
 		return segment.Entry{}, false
 	}
 	e, ok := segment.EntryOf(ord, segment.TermID(id), df, uint64(code))
-	if !ok || !bounds || lx.segs == nil { // not attached: the writer merging into a new lexicon
+	// Without segments attached (the writer merging into a new lexicon)
+	// there are no bounds to check.
+	if !ok || !bounds || lx.segs == nil {
 		return e, ok
 	}
 	return e, lx.segs[ord].Admits(e)
