@@ -90,7 +90,8 @@ type lexicon struct {
 	manifestBytes int64 // the size the manifest gives (-1: not from a manifest)
 
 	headsOnce sync.Once
-	heads     []uint64 // by block: head8 of its first word (block)
+	heads     []lexHead // by block (block)
+	top       []uint64  // the head8 of every lexTopStride-th block (block)
 
 	// checked has a bit for every word, by its rank in the lexicon, set
 	// once a Lookup has checked all of the word's entries against their
@@ -238,29 +239,53 @@ func (lx *lexicon) Name() string { return lx.name }
 
 func (lx *lexicon) key(b int) []byte { return lx.keys[lx.keyOff[b]:lx.keyOff[b+1]] }
 
+// lexHead is a block's place in the in-memory index of the blocks: head8
+// of its first word, and where its bytes lie in the blocks section, side by
+// side so that the offsets come in the cache line of the head that found
+// them.
+type lexHead struct {
+	head     uint64
+	from, to uint32
+}
+
+// lexTopStride is how many blocks one head of the top level stands for:
+// the blocks a search narrows to are lexTopStride heads of 16 bytes, two
+// cache lines.
+const lexTopStride = 8
+
 // block returns the last block whose first word is at most word, or -1.
-// It searches the heads first: they order the blocks as their keys do, in
-// one array that stays in cache, so a key's own bytes are read only among
-// the few blocks whose head is the word's.
+//
+// It searches the heads, in two levels: top, every lexTopStride-th head
+// (13 KiB for 400,000 words, small enough to stay in cache between
+// queries), then the lexTopStride heads between two of them, which are
+// asked for together. Only among the blocks whose head is the word's own
+// (rare: their first words share 8 bytes) are the keys' bytes read.
 func (lx *lexicon) block(word string) int {
 	lx.headsOnce.Do(lx.buildHeads)
 	w := head8(word)
-	heads := lx.heads
-	lo, hi := 0, len(heads) // lo: first head ≥ w
-	for lo < hi {
-		if mid := int(uint(lo+hi) >> 1); heads[mid] < w {
-			lo = mid + 1
+	top, heads := lx.top, lx.heads
+	j, hi := 0, len(top) // j: the first top head ≥ w
+	for j < hi {
+		if mid := int(uint(j+hi) >> 1); top[mid] < w {
+			j = mid + 1
 		} else {
 			hi = mid
 		}
 	}
-	end := lo // first head > w
-	for hi = len(heads); end < hi; {
-		if mid := int(uint(end+hi) >> 1); heads[mid] <= w {
-			end = mid + 1
-		} else {
-			hi = mid
-		}
+	// Every head before block (j-1)·stride is below w, and the head of
+	// block j·stride (when there is one) is not: the first head ≥ w is
+	// among the stride blocks up to it.
+	lo := 0
+	if j > 0 {
+		lo = (j-1)*lexTopStride + 1
+		prefetch.Slice(heads[lo:min(lo+lexTopStride, len(heads))])
+	}
+	for lo < len(heads) && heads[lo].head < w {
+		lo++
+	}
+	end := lo // the first head > w
+	for end < len(heads) && heads[end].head == w {
+		end++
 	}
 	for lo < end { // blocks before lo start below word, from end on above it
 		if mid := int(uint(lo+end) >> 1); string(lx.key(mid)) <= word {
@@ -272,11 +297,22 @@ func (lx *lexicon) block(word string) int {
 	return lo - 1
 }
 
-// buildHeads fills heads: the first 8 bytes of every block's first word.
+// span is where block b's bytes lie in the blocks section, for a caller of
+// block.
+func (lx *lexicon) span(b int) (from, to int) {
+	h := &lx.heads[b]
+	return int(h.from), int(h.to)
+}
+
+// buildHeads fills heads and top from the block index.
 func (lx *lexicon) buildHeads() {
-	lx.heads = make([]uint64, len(lx.blockOff)-1)
+	lx.heads = make([]lexHead, len(lx.blockOff)-1)
 	for b := range lx.heads {
-		lx.heads[b] = head8(string(lx.key(b)))
+		lx.heads[b] = lexHead{head: head8(string(lx.key(b))), from: lx.blockOff[b], to: lx.blockOff[b+1]}
+	}
+	lx.top = make([]uint64, 0, (len(lx.heads)+lexTopStride-1)/lexTopStride)
+	for b := 0; b < len(lx.heads); b += lexTopStride {
+		lx.top = append(lx.top, lx.heads[b].head)
 	}
 }
 
@@ -435,7 +471,9 @@ func (lx *lexicon) Lookup(word string, dst []segment.Entry) ([]segment.Entry, er
 	if b < 0 {
 		return dst, nil
 	}
-	r := lexReader{lx: lx, p: int(lx.blockOff[b]), end: int(lx.blockOff[b+1])}
+	from, to := lx.span(b)
+	prefetch.Range(lx.body[from:to]) // the whole block's misses at once
+	r := lexReader{lx: lx, p: from, end: to}
 	m, prev := 0, 0 // prev: the length of the word before
 	for r.p < r.end && r.err == nil {
 		pre := r.uvarint()
@@ -501,18 +539,14 @@ func compareTail(b []byte, s string) (c, k int) {
 	return cmp.Compare(len(b), len(s)), k
 }
 
-// Prefetch asks for the head of the block where word would be, so that a
-// Lookup of it that follows the lookups of other words finds it in cache.
+// Prefetch asks for the block where word would be, so that a Lookup of it
+// that follows the lookups of other words finds it in cache.
 func (lx *lexicon) Prefetch(word string) {
 	if b := lx.block(word); b >= 0 {
-		from, to := int(lx.blockOff[b]), int(lx.blockOff[b+1])
-		prefetch.Range(lx.body[from:min(to, from+lexPrefetchBytes)])
+		from, to := lx.span(b)
+		prefetch.Range(lx.body[from:to])
 	}
 }
-
-// lexPrefetchBytes is how much of a block Prefetch asks for: the first few
-// of its 32 words, which a lookup reads as soon as it starts.
-const lexPrefetchBytes = 256
 
 // Prefix calls fn for every word starting with prefix, in ascending order,
 // with its entries, until fn returns false. The entries are reused between

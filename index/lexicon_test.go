@@ -1,7 +1,9 @@
 package index
 
 import (
+	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -273,3 +275,67 @@ func FuzzLexicon(f *testing.F) {
 }
 
 func segName(i int) string { return segmentFileName(uint64(i + 1)) }
+
+// TestLexiconBlockSearch checks block, the two-level search of the heads,
+// against a scan of the keys, on a lexicon whose words run in long families
+// sharing their first 8 bytes (many blocks with the same head, across the
+// top level's strides), shorter than 8 bytes, or exactly 8, and for every
+// word, every word one byte longer or shorter, and words between them.
+func TestLexiconBlockSearch(t *testing.T) {
+	var words []string
+	for _, fam := range []string{"", "a", "abcdefg", "abcdefgh", "abcdefghij", "internationalization", "m", "zzzzzzzz"} {
+		n := 40
+		if len(fam) > 8 {
+			n = 2000 // dozens of blocks whose first words share 8 bytes
+		}
+		for i := range n {
+			words = append(words, fmt.Sprintf("%s%d", fam, i))
+		}
+		if fam != "" {
+			words = append(words, fam)
+		}
+	}
+	sort.Strings(words)
+	words = slices.Compact(words)
+	var b lexBuilder
+	for i, w := range words {
+		e, ok := segment.EntryOf(0, segment.TermID(i), 1, 1<<2|1)
+		if !ok {
+			t.Fatal("no entry")
+		}
+		if err := b.add([]byte(w), []segment.Entry{e}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var buf bytes.Buffer
+	if err := b.encode(&buf, []uint64{1}); err != nil {
+		t.Fatal(err)
+	}
+	lx, err := newLexicon("blocks.lex", buf.Bytes(), segment.VerifyData)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nb := len(lx.blockOff) - 1
+	if nb < 10*lexTopStride {
+		t.Fatalf("%d blocks, the test needs more than %d", nb, 10*lexTopStride)
+	}
+	want := func(w string) int { // the last block whose key is at most w
+		b := -1
+		for b+1 < nb && string(lx.key(b+1)) <= w {
+			b++
+		}
+		return b
+	}
+	probes := []string{"", "\x00", "~", "zzzzzzzzzz", "abcdefgh\x00", "abcdefgh\xff", "internationalizatio", "internationalizationz"}
+	for _, w := range words {
+		probes = append(probes, w, w+"\x00", w+"5", w[:len(w)/2])
+		if w != "" {
+			probes = append(probes, w[:len(w)-1])
+		}
+	}
+	for _, w := range probes {
+		if got, want := lx.block(w), want(w); got != want {
+			t.Fatalf("block(%q) = %d, want %d (keys %q, %q)", w, got, want, lx.key(max(want, 0)), lx.key(min(want+1, nb-1)))
+		}
+	}
+}

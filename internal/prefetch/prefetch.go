@@ -10,7 +10,11 @@
 // PLDL1KEEP; elsewhere the functions do nothing.
 package prefetch
 
-import "github.com/bitsieve/bitsieve/internal/inplace"
+import (
+	"unsafe"
+
+	"github.com/bitsieve/bitsieve/internal/inplace"
+)
 
 // Words prefetches every cache line that holds a word of w, into all levels
 // of the cache.
@@ -18,3 +22,11 @@ func Words(w []uint64) { Range(inplace.Uint64Bytes(w)) }
 
 // Uint16s prefetches every cache line that holds an element of w.
 func Uint16s(w []uint16) { Range(inplace.Uint16Bytes(w)) }
+
+// Slice prefetches every cache line that holds an element of s.
+func Slice[T any](s []T) {
+	if len(s) == 0 {
+		return
+	}
+	Range(unsafe.Slice((*byte)(unsafe.Pointer(&s[0])), len(s)*int(unsafe.Sizeof(s[0]))))
+}

@@ -8,7 +8,7 @@ import (
 )
 
 // TestRangeAndWords prefetches slices of every small length and alignment
-// (as bytes, words and uint16s),
+// (as bytes, words, uint16s and structs),
 // empty and nil ones among them, and checks that nothing was written.
 func TestRangeAndWords(t *testing.T) {
 	buf := make([]byte, 4096)
@@ -18,16 +18,20 @@ func TestRangeAndWords(t *testing.T) {
 	want := slices.Clone(buf)
 	words := inplace.Uint64s(buf[:2048])
 	halves := inplace.Uint16s(buf[:2048])
+	type triple struct{ a, b, c uint32 }
+	triples := make([]triple, 300)
 	for from := range 130 {
 		for n := range 200 {
 			Range(buf[from : from+n])
 			Words(words[from/8 : from/8+n/8])
 			Uint16s(halves[from/2 : from/2+n/2])
+			Slice(triples[from : from+n/2])
 		}
 	}
 	Range(nil)
 	Words(nil)
 	Uint16s(nil)
+	Slice[triple](nil)
 	if !slices.Equal(buf, want) {
 		t.Fatal("prefetching changed the memory it prefetched")
 	}
