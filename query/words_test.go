@@ -186,3 +186,32 @@ func BenchmarkWords(b *testing.B) {
 		})
 	}
 }
+
+// TestFilterRow checks filterRow against testing each document's bit in
+// turn, for rows of rank 0 and of a higher rank.
+func TestFilterRow(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	for _, shift := range []uint{0, 3} {
+		row := make([]uint64, 64)
+		for i := range row {
+			row[i] = rng.Uint64() & rng.Uint64() // a quarter of the bits
+		}
+		n := len(row) * 64 << shift
+		for trial := range 50 {
+			docs := make([]int32, trial*7)
+			for i := range docs {
+				docs[i] = int32(rng.IntN(n))
+			}
+			var want []int32
+			for _, d := range docs {
+				if h := uint(d) >> shift; row[h/64]&(1<<(h%64)) != 0 {
+					want = append(want, d)
+				}
+			}
+			got := filterRow(docs, row, shift)
+			if fmt.Sprint(got) != fmt.Sprint(want) {
+				t.Fatalf("shift %d: kept %v, want %v", shift, got, want)
+			}
+		}
+	}
+}
