@@ -83,6 +83,56 @@ func TestTopKPages(t *testing.T) {
 	}
 }
 
+// TestTopKTies checks pages where hundreds of hits tie, in several
+// segments and under several workers: each page must be the same slice of
+// the full ranking, ties in key order, whichever order the documents came
+// in and whichever ties a heap kept first.
+func TestTopKTies(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	var docs []index.Document
+	keys := r.Perm(1500) // the keys' order is not the documents'
+	for i := range 1500 {
+		text := "alpha beta gamma"
+		switch {
+		case i%5 == 0:
+			text = "alpha beta gamma alpha delta" // a higher score, tied among itself
+		case i%11 == 0:
+			text = "alpha epsilon"
+		}
+		docs = append(docs, index.Document{Key: fmt.Sprintf("doc-%04d", keys[i]), Text: []byte(text)})
+	}
+	dir := createIndex(t, docs, index.WriterOptions{Capacity: 400})
+	ix, s := openSearcher(t, dir)
+	if len(ix.Segments()) < 3 {
+		t.Fatalf("%d segments, the test needs 3", len(ix.Segments()))
+	}
+	ctx := context.Background()
+	for _, workers := range []int{1, 3} {
+		s.SetWorkers(workers)
+		for _, q := range []string{"alpha", "beta gamma", "alpha delta", "alpha OR epsilon"} {
+			full, err := s.Search(ctx, Request{Query: q, Limit: ix.NumDocs() + 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.IsSortedFunc(full.Hits, func(a, b Hit) int {
+				return cmp.Or(cmp.Compare(b.Score, a.Score), strings.Compare(a.Key, b.Key))
+			}) {
+				t.Fatalf("%q: the full ranking is not by score, then key", q)
+			}
+			for _, off := range []int{0, 10, 250, 299, 300, 301, 1000} {
+				page, err := s.Search(ctx, Request{Query: q, Limit: 10, Offset: off})
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := full.Hits[min(off, len(full.Hits)):min(off+10, len(full.Hits))]
+				if got, w := renderHits(page.Hits), renderHits(want); got != w || page.Total != full.Total {
+					t.Fatalf("%q offset %d, %d workers: %d hits\n got %s\nwant %s", q, off, workers, page.Total, got, w)
+				}
+			}
+		}
+	}
+}
+
 func renderHits(hs []Hit) string {
 	var b strings.Builder
 	for _, h := range hs {
