@@ -283,20 +283,15 @@ func (w *wordsVisit) setupPhrases(seg *segment.Segment, si int, q *compiled) {
 // A row filters without a branch on its bits (filterRow), so the tests of
 // all the documents left overlap their cache misses, where testing each
 // document against every row in turn would wait on the miss of each
-// mispredicted test: a row's bit is a coin that lands 1 a fifth of the
-// time, which no predictor learns.
+// mispredicted test: a shared row holds the bits of about a fifth of the
+// documents, at random, which no predictor learns.
 func (w *wordsVisit) match(seg *segment.Segment) {
 	cands := w.cands[:0]
+	for _, d := range w.driver {
+		cands = append(cands, int32(d))
+	}
 	if seg.NumDeleted() > 0 {
-		live := seg.Live()
-		for _, d := range w.driver {
-			cands = append(cands, int32(d))
-		}
-		cands = filterRow(cands, live, 0)
-	} else {
-		for _, d := range w.driver {
-			cands = append(cands, int32(d))
-		}
+		cands = filterRow(cands, seg.Live(), 0)
 	}
 	rank := uint(seg.Rank())
 	for _, i := range w.order {
