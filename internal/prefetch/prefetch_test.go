@@ -18,8 +18,7 @@ func TestRangeAndWords(t *testing.T) {
 	want := slices.Clone(buf)
 	words := inplace.Uint64s(buf[:2048])
 	halves := inplace.Uint16s(buf[:2048])
-	type triple struct{ a, b, c uint32 }
-	triples := make([]triple, 300)
+	triples := make([][3]uint32, 300)
 	for from := range 130 {
 		for n := range 200 {
 			Range(buf[from : from+n])
@@ -31,7 +30,7 @@ func TestRangeAndWords(t *testing.T) {
 	Range(nil)
 	Words(nil)
 	Uint16s(nil)
-	Slice[triple](nil)
+	Slice[[3]uint32](nil)
 	if !slices.Equal(buf, want) {
 		t.Fatal("prefetching changed the memory it prefetched")
 	}
