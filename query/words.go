@@ -378,6 +378,9 @@ func (w *wordsVisit) verifyRank(ctx context.Context, seg *segment.Segment, si in
 		if k == 0 {
 			continue
 		}
+		// A list's or a private row's frequency is read again here, for
+		// the few documents left: match's filters keep none, so that they
+		// move documents alone.
 		forward := false
 		for i := range w.terms {
 			t := &w.terms[i]
