@@ -234,16 +234,19 @@ func (ix *Index) Lookup(word string, dst []segment.Entry) ([]segment.Entry, erro
 	return ix.lex.Lookup(word, dst)
 }
 
-// PrefetchWords asks for the lexicon's bytes where Lookup will find each of
-// words, so that looking several words up waits on their cache misses
-// together rather than one after another.
-func (ix *Index) PrefetchWords(words []string) {
+// LookupWords looks each of words up, as Lookup does, and calls fn with
+// the word's index in words and its entries, which are appended to dst[:0]
+// and valid until fn returns; it returns dst, grown for the next call. The
+// words' cache misses in the lexicon overlap, where Lookups one after
+// another would wait on each word's in turn.
+func (ix *Index) LookupWords(words []string, dst []segment.Entry, fn func(i int, es []segment.Entry)) ([]segment.Entry, error) {
 	if ix.lex == nil {
-		return
+		for i := range words {
+			fn(i, dst[:0])
+		}
+		return dst, nil
 	}
-	for _, w := range words {
-		ix.lex.Prefetch(w)
-	}
+	return ix.lex.LookupWords(words, dst, fn)
 }
 
 // Prefix calls fn for every word starting with prefix, in ascending order,

@@ -473,6 +473,13 @@ func (lx *lexicon) Lookup(word string, dst []segment.Entry) ([]segment.Entry, er
 	}
 	from, to := lx.span(b)
 	prefetch.Range(lx.body[from:to]) // the whole block's misses at once
+	return lx.lookupIn(b, word, dst)
+}
+
+// lookupIn is Lookup of word in block b, the block that lx.block gives it
+// (b ≥ 0).
+func (lx *lexicon) lookupIn(b int, word string, dst []segment.Entry) ([]segment.Entry, error) {
+	from, to := lx.span(b)
 	r := lexReader{lx: lx, p: from, end: to}
 	m, prev := 0, 0 // prev: the length of the word before
 	for r.p < r.end && r.err == nil {
@@ -539,13 +546,39 @@ func compareTail(b []byte, s string) (c, k int) {
 	return cmp.Compare(len(b), len(s)), k
 }
 
-// Prefetch asks for the block where word would be, so that a Lookup of it
-// that follows the lookups of other words finds it in cache.
-func (lx *lexicon) Prefetch(word string) {
-	if b := lx.block(word); b >= 0 {
-		from, to := lx.span(b)
-		prefetch.Range(lx.body[from:to])
+// LookupWords looks every word of words up, as Lookup does, and calls fn
+// with each word's index in words and its entries (appended to dst[:0],
+// valid until fn returns), in order; it returns dst, grown, and stops at
+// the first error.
+//
+// It first finds every word's block and asks for all of them, then decodes
+// them: the words' cache misses overlap instead of following one another,
+// and each block is searched for once.
+func (lx *lexicon) LookupWords(words []string, dst []segment.Entry, fn func(i int, es []segment.Entry)) ([]segment.Entry, error) {
+	var small [16]int
+	blocks := small[:0]
+	if len(words) > len(small) {
+		blocks = make([]int, 0, len(words))
 	}
+	for _, w := range words {
+		b := lx.block(w)
+		if b >= 0 {
+			from, to := lx.span(b)
+			prefetch.Range(lx.body[from:to])
+		}
+		blocks = append(blocks, b)
+	}
+	for i, w := range words {
+		dst = dst[:0]
+		if b := blocks[i]; b >= 0 {
+			var err error
+			if dst, err = lx.lookupIn(b, w, dst); err != nil {
+				return dst, err
+			}
+		}
+		fn(i, dst)
+	}
+	return dst, nil
 }
 
 // Prefix calls fn for every word starting with prefix, in ascending order,

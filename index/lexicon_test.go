@@ -338,4 +338,35 @@ func TestLexiconBlockSearch(t *testing.T) {
 			t.Fatalf("block(%q) = %d, want %d (keys %q, %q)", w, got, want, lx.key(max(want, 0)), lx.key(min(want+1, nb-1)))
 		}
 	}
+
+	// LookupWords finds what Lookup finds, word by word, in batches
+	// smaller and larger than its stack's room for blocks.
+	found := 0
+	for _, n := range []int{1, 5, 16, 17, 100} {
+		var dst []segment.Entry
+		for from := 0; from < len(probes); from += n {
+			batch := probes[from:min(from+n, len(probes))]
+			calls := 0
+			dst, err = lx.LookupWords(batch, dst, func(i int, es []segment.Entry) {
+				if i != calls {
+					t.Fatalf("LookupWords called back for word %d, want %d", i, calls)
+				}
+				calls++
+				want, err := lx.Lookup(batch[i], nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !slices.Equal(es, want) {
+					t.Fatalf("LookupWords(%q) = %v, Lookup = %v", batch[i], es, want)
+				}
+				found += len(es)
+			})
+			if err != nil || calls != len(batch) {
+				t.Fatalf("LookupWords of %d words: %d calls, error %v", len(batch), calls, err)
+			}
+		}
+	}
+	if found == 0 {
+		t.Fatal("LookupWords found no word")
+	}
 }

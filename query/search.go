@@ -152,18 +152,17 @@ func (s *Searcher) compileInto(c *compiled, p *parser, an *tokenize.Analyzer, q 
 	n := len(c.terms) * len(segs)
 	c.entSlab = slices.Grow(c.entSlab[:0], n)[:n]
 	clear(c.entSlab)
-	if len(c.terms) > 1 {
-		s.ix.PrefetchWords(c.terms) // the words' misses overlap
-	}
 	for i, t := range c.terms {
 		c.hashes = append(c.hashes, tokenize.Hash(t))
 		c.ents = append(c.ents, c.entSlab[i*len(segs):(i+1)*len(segs)])
-		if c.es, err = s.ix.Lookup(t, c.es[:0]); err != nil {
-			return err
-		}
-		for _, e := range c.es {
+	}
+	c.es, err = s.ix.LookupWords(c.terms, c.es, func(i int, es []segment.Entry) {
+		for _, e := range es {
 			c.ents[i][e.Seg] = e
 		}
+	})
+	if err != nil {
+		return err
 	}
 	c.required = requiredTerms(root, c, c.required[:0])
 	c.words = conjunctionOfWords(root)
