@@ -34,6 +34,7 @@ func Check(dir string) (*CheckReport, error) {
 		return nil, err
 	}
 	rep := &CheckReport{}
+	huge := hugeMaps(m) // as Open maps them, so the pages read stay of use
 	if err := lostTombstone(dir, m); err != nil {
 		rep.Problems = append(rep.Problems, err)
 	}
@@ -48,7 +49,7 @@ func Check(dir string) (*CheckReport, error) {
 		rep.Segments++
 		rep.Bytes += ms.Bytes
 		path := filepath.Join(dir, ms.File)
-		data, err := mmap.File(path)
+		data, err := mapFile(path, huge)
 		if err != nil {
 			rep.Problems = append(rep.Problems, fmt.Errorf("segment %s: %w", ms.File, err))
 			continue
@@ -68,7 +69,7 @@ func Check(dir string) (*CheckReport, error) {
 		}
 	}
 	if m.Lexicon != "" {
-		lx, err := openLexicon(dir, m.Lexicon, segment.VerifyData)
+		lx, err := openLexicon(dir, m.Lexicon, segment.VerifyData, huge)
 		if err == nil {
 			defer lx.close()
 			lx.manifestBytes = m.LexiconBytes

@@ -167,7 +167,7 @@ func merge(dir string, m *Manifest, group []int, opt CompactOptions, st *Compact
 	mg := &merger{dir: dir, m: m, opt: opt, seq: m.NextFile, fresh: map[string]*segment.Dict{}, buf: newClassBuffers()}
 	// The words of the merged segments, and of those kept, are in the
 	// lexicon of m.
-	lx, err := openLexicon(dir, m.Lexicon, segment.VerifyData)
+	lx, err := openLexicon(dir, m.Lexicon, segment.VerifyData, false)
 	if err != nil {
 		return nil, err
 	}
@@ -225,7 +225,7 @@ type merger struct {
 func (mg *merger) addSegment(i int) error {
 	ms := mg.m.Segments[i]
 	mg.bytesIn += ms.Bytes
-	s, err := openEntry(mg.dir, ms, mg.m.Analyzer, segment.VerifyData)
+	s, err := openEntry(mg.dir, ms, mg.m.Analyzer, segment.VerifyData, false)
 	if err != nil {
 		return err
 	}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/bitsieve/bitsieve/internal/durable"
+	"github.com/bitsieve/bitsieve/internal/mmap"
 
 	"github.com/gofrs/flock"
 )
@@ -63,6 +64,8 @@ func (t *tempFile) commit() error {
 		t.abort()
 		return fmt.Errorf("sync %s: %w", t.tmp, err)
 	}
+	// Its first reader reads it again, into huge pages (internal/mmap).
+	mmap.DropWritten(t.f, t.n)
 	if err := t.f.Close(); err != nil {
 		os.Remove(t.tmp)
 		return fmt.Errorf("close %s: %w", t.tmp, err)

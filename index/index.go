@@ -22,6 +22,7 @@ type Index struct {
 	lex      *lexicon // nil when there is no segment
 	docs     int      // live documents
 	tokens   int64    // tokens of the live documents
+	huge     bool     // its files are mapped with huge pages (hugeMaps)
 
 	keysOnce sync.Once
 	keys     map[string]DocRef
@@ -74,7 +75,7 @@ func openManifest(dir string, m *Manifest, verify segment.Verify) (*Index, error
 	if err := lostTombstone(dir, m); err != nil {
 		return nil, err
 	}
-	ix := &Index{dir: dir, manifest: m, segs: make([]*segment.Segment, len(m.Segments))}
+	ix := &Index{dir: dir, manifest: m, segs: make([]*segment.Segment, len(m.Segments)), huge: hugeMaps(m)}
 	errs := make([]error, len(m.Segments))
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, 4)
@@ -84,7 +85,7 @@ func openManifest(dir string, m *Manifest, verify segment.Verify) (*Index, error
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			ix.segs[i], errs[i] = openEntry(dir, ms, m.Analyzer, verify)
+			ix.segs[i], errs[i] = openEntry(dir, ms, m.Analyzer, verify, ix.huge)
 		}()
 	}
 	wg.Wait()
@@ -95,7 +96,7 @@ func openManifest(dir string, m *Manifest, verify segment.Verify) (*Index, error
 		}
 	}
 	if m.Lexicon != "" {
-		lx, err := openLexicon(dir, m.Lexicon, verify)
+		lx, err := openLexicon(dir, m.Lexicon, verify, ix.huge)
 		if err == nil {
 			ix.lex = lx
 			lx.manifestBytes = m.LexiconBytes
@@ -116,11 +117,35 @@ func openManifest(dir string, m *Manifest, verify segment.Verify) (*Index, error
 	return ix, nil
 }
 
-// openEntry opens the segment a manifest entry names and applies its
-// tombstone.
-func openEntry(dir string, ms ManifestSegment, analyzer string, verify segment.Verify) (*segment.Segment, error) {
+// hugeMaps reports whether the files of snapshot m are mapped with huge
+// pages (mmap.FileHuge): when they fit in memory together, as a query
+// reads them at random.
+func hugeMaps(m *Manifest) bool {
+	total := m.LexiconBytes
+	for _, ms := range m.Segments {
+		total += ms.Bytes
+	}
+	return mmap.FitsMemory(total)
+}
+
+// mapFile maps an index file, with huge pages if huge.
+func mapFile(path string, huge bool) ([]byte, error) {
+	if huge {
+		return mmap.FileHuge(path)
+	}
+	return mmap.File(path)
+}
+
+// MapsHuge reports whether the index's files are mapped with huge pages
+// (internal/mmap): whether files read at random beside them, such as an
+// inverted index of its segments, should be too.
+func (ix *Index) MapsHuge() bool { return ix.huge }
+
+// openEntry opens the segment a manifest entry names, mapped with huge
+// pages if huge, and applies its tombstone.
+func openEntry(dir string, ms ManifestSegment, analyzer string, verify segment.Verify, huge bool) (*segment.Segment, error) {
 	path := filepath.Join(dir, ms.File)
-	data, err := mmap.File(path)
+	data, err := mapFile(path, huge)
 	if err != nil {
 		return nil, fmt.Errorf("open segment: %w", err)
 	}

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -70,6 +71,10 @@ func TestRoundTrip(t *testing.T) {
 	defer ix.Close()
 	if ix.NumDocs() != len(docs) {
 		t.Fatalf("NumDocs = %d, want %d", ix.NumDocs(), len(docs))
+	}
+	// A small index fits in memory: on Linux it is mapped with huge pages.
+	if got, want := ix.MapsHuge(), runtime.GOOS == "linux"; got != want {
+		t.Fatalf("MapsHuge = %v on %s, want %v", got, runtime.GOOS, want)
 	}
 	a := tokenize.MustNew("english")
 	byKey := map[string]Document{}

@@ -107,8 +107,8 @@ type lexicon struct {
 // blocks) and the block index. A word's entries are checked against the
 // segments attached with attach as they are decoded, the first time the
 // word is looked up (lexicon.checked).
-func openLexicon(dir, name string, verify segment.Verify) (*lexicon, error) {
-	data, err := mmap.File(filepath.Join(dir, name))
+func openLexicon(dir, name string, verify segment.Verify, huge bool) (*lexicon, error) {
+	data, err := mapFile(filepath.Join(dir, name), huge)
 	if err != nil {
 		return nil, fmt.Errorf("open lexicon: %w", err)
 	}

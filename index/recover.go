@@ -91,7 +91,7 @@ func Recover(dir string) (*RecoverReport, error) {
 
 // recoverFrom writes the MANIFEST of lexicon lexName's segments.
 func recoverFrom(dir, lexName string, dels []string, next uint64) (*RecoverReport, error) {
-	lx, err := openLexicon(dir, lexName, segment.VerifyData)
+	lx, err := openLexicon(dir, lexName, segment.VerifyData, false)
 	if err != nil {
 		return nil, err
 	}

@@ -68,7 +68,7 @@ func CheckFiles(ix *index.Index) (checked int, problems []error) {
 		if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
 			continue
 		}
-		s, err := openSegment(seg, path)
+		s, err := openSegment(seg, path, ix.MapsHuge())
 		checked++
 		if err == nil {
 			err = s.check()

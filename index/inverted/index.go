@@ -95,12 +95,12 @@ func Build(ix *index.Index, opt BuildOptions) (*Index, error) {
 			defer wg.Done()
 			defer func() { <-sem }()
 			if opt.Reuse && opt.Dir != "" {
-				if s, err := openSegment(seg, filepath.Join(opt.Dir, FileName(seg.Name()))); err == nil {
+				if s, err := openSegment(seg, filepath.Join(opt.Dir, FileName(seg.Name())), ix.MapsHuge()); err == nil {
 					x.segs[i] = s
 					return
 				}
 			}
-			x.segs[i], errs[i] = buildSegment(seg, opt.Dir)
+			x.segs[i], errs[i] = buildSegment(seg, opt.Dir, ix.MapsHuge())
 			if errs[i] == nil {
 				built.Add(1)
 			}
@@ -122,7 +122,7 @@ func Build(ix *index.Index, opt BuildOptions) (*Index, error) {
 	return x, nil
 }
 
-func buildSegment(seg *segment.Segment, dir string) (*Segment, error) {
+func buildSegment(seg *segment.Segment, dir string, huge bool) (*Segment, error) {
 	img, err := encodeSegment(seg)
 	if err != nil {
 		return nil, err
@@ -135,7 +135,7 @@ func buildSegment(seg *segment.Segment, dir string) (*Segment, error) {
 	if err := writeFile(path, img); err != nil {
 		return nil, err
 	}
-	return openSegment(seg, path)
+	return openSegment(seg, path, huge)
 }
 
 // writeFile writes b to path through a temporary file, fsync and rename.
@@ -148,6 +148,9 @@ func writeFile(path string, b []byte) error {
 	_, err = f.Write(b)
 	if err == nil {
 		err = f.Sync()
+	}
+	if err == nil {
+		mmap.DropWritten(f, int64(len(b))) // read again into huge pages, as the segments are
 	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
@@ -189,7 +192,7 @@ func Open(ix *index.Index) (*Index, error) {
 	segs := ix.Segments()
 	x := &Index{ix: ix, segs: make([]*Segment, len(segs))}
 	for i, seg := range segs {
-		s, err := openSegment(seg, filepath.Join(ix.Dir(), FileName(seg.Name())))
+		s, err := openSegment(seg, filepath.Join(ix.Dir(), FileName(seg.Name())), ix.MapsHuge())
 		if err != nil {
 			x.Close()
 			return nil, err
@@ -199,8 +202,14 @@ func Open(ix *index.Index) (*Index, error) {
 	return x, nil
 }
 
-func openSegment(seg *segment.Segment, path string) (*Segment, error) {
-	data, err := mmap.File(path)
+// openSegment maps the postings file at path, with huge pages if huge
+// (index.Index.MapsHuge), for segment seg.
+func openSegment(seg *segment.Segment, path string, huge bool) (*Segment, error) {
+	mapFile := mmap.File
+	if huge {
+		mapFile = mmap.FileHuge
+	}
+	data, err := mapFile(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("%s: %w for segment %s", filepath.Dir(path), ErrMissing, seg.Name())
 	}
