@@ -10,11 +10,11 @@
 // page tables. Backed by 2 MiB pages, a mapping needs 512 times fewer
 // translations. On Linux, FileHuge asks for that (MADV_HUGEPAGE), and the
 // kernel grants it where the page cache holds the file in 2 MiB folios,
-// which it makes when it reads the file for a mapping so advised (ext4
-// since Linux 6.16, XFS, tmpfs). A file just written is held in the folios
-// its writes made, mostly smaller: its writer calls DropWritten after
-// syncing it, so that its first reader reads it again, in large folios.
-// Elsewhere both are hints that change nothing.
+// which it makes when it reads the file from disk for a mapping so advised,
+// on a filesystem with large folios (XFS; ext4 on recent kernels). A file
+// just written is held in the folios its writes made, mostly smaller: its
+// writer calls DropWritten after syncing it, so that its first reader reads
+// it again, in 2 MiB folios. Elsewhere both are hints that change nothing.
 package mmap
 
 import (
@@ -80,7 +80,7 @@ func FitsMemory(total int64) bool {
 	return m > 0 && total <= m/2
 }
 
-// Unmap releases a mapping made by File.
+// Unmap releases a mapping made by File or FileHuge.
 func Unmap(data []byte) error {
 	if data == nil {
 		return nil
