@@ -49,7 +49,7 @@ func Check(dir string) (*CheckReport, error) {
 		rep.Segments++
 		rep.Bytes += ms.Bytes
 		path := filepath.Join(dir, ms.File)
-		data, err := mapFile(path, huge)
+		data, err := mmap.Map(path, huge)
 		if err != nil {
 			rep.Problems = append(rep.Problems, fmt.Errorf("segment %s: %w", ms.File, err))
 			continue

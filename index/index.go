@@ -128,14 +128,6 @@ func hugeMaps(m *Manifest) bool {
 	return mmap.FitsMemory(total)
 }
 
-// mapFile maps an index file, with huge pages if huge.
-func mapFile(path string, huge bool) ([]byte, error) {
-	if huge {
-		return mmap.FileHuge(path)
-	}
-	return mmap.File(path)
-}
-
 // MapsHuge reports whether the index's files are mapped with huge pages
 // (internal/mmap): whether files read at random beside them, such as an
 // inverted index of its segments, should be too.
@@ -145,7 +137,7 @@ func (ix *Index) MapsHuge() bool { return ix.huge }
 // pages if huge, and applies its tombstone.
 func openEntry(dir string, ms ManifestSegment, analyzer string, verify segment.Verify, huge bool) (*segment.Segment, error) {
 	path := filepath.Join(dir, ms.File)
-	data, err := mapFile(path, huge)
+	data, err := mmap.Map(path, huge)
 	if err != nil {
 		return nil, fmt.Errorf("open segment: %w", err)
 	}

@@ -108,7 +108,7 @@ type lexicon struct {
 // segments attached with attach as they are decoded, the first time the
 // word is looked up (lexicon.checked).
 func openLexicon(dir, name string, verify segment.Verify, huge bool) (*lexicon, error) {
-	data, err := mapFile(filepath.Join(dir, name), huge)
+	data, err := mmap.Map(filepath.Join(dir, name), huge)
 	if err != nil {
 		return nil, fmt.Errorf("open lexicon: %w", err)
 	}

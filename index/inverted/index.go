@@ -205,11 +205,7 @@ func Open(ix *index.Index) (*Index, error) {
 // openSegment maps the postings file at path, with huge pages if huge
 // (index.Index.MapsHuge), for segment seg.
 func openSegment(seg *segment.Segment, path string, huge bool) (*Segment, error) {
-	mapFile := mmap.File
-	if huge {
-		mapFile = mmap.FileHuge
-	}
-	data, err := mapFile(path)
+	data, err := mmap.Map(path, huge)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("%s: %w for segment %s", filepath.Dir(path), ErrMissing, seg.Name())
 	}

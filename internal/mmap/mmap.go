@@ -23,18 +23,20 @@ import (
 )
 
 // File maps a whole file read-only. An empty file maps to nil.
-func File(path string) ([]byte, error) { return mapFile(path, false) }
+func File(path string) ([]byte, error) { return Map(path, false) }
 
 // FileHuge is File for a file read at random, many times: it asks for the
 // mapping to be backed by 2 MiB pages where the kernel can (see Huge
 // pages). A caller maps with it only files that fit in memory together
 // (FitsMemory), since each page read from disk is then 2 MiB.
-func FileHuge(path string) ([]byte, error) { return mapFile(path, true) }
+func FileHuge(path string) ([]byte, error) { return Map(path, true) }
 
 // hugeFrom is the smallest file worth a huge page: one 2 MiB page.
 const hugeFrom = 2 << 20
 
-func mapFile(path string, huge bool) ([]byte, error) {
+// Map is FileHuge when huge, File otherwise: for a caller that decides once
+// for many files.
+func Map(path string, huge bool) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
