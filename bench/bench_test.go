@@ -189,7 +189,7 @@ func TestRunReportsEqualityAndRenders(t *testing.T) {
 	if r.Size.SignatureBytes != segBytes {
 		t.Fatalf("signature size %d, index files %d", r.Size.SignatureBytes, segBytes)
 	}
-	if r.Size.InvertedBytes != segBytes-r.Size.Component(CompRows)-r.Size.Component(CompRowStats)-r.Size.Component(CompLists)-r.Size.Component(CompFreqs)+post.FileBytes() {
+	if r.Size.InvertedBytes != segBytes-r.Size.Component(CompRows)-r.Size.Component(CompRowStats)-r.Size.Component(CompLists)-r.Size.Component(CompFreqs)-r.Size.Component(CompFalsePos)+post.FileBytes() {
 		t.Fatalf("inverted size %d does not add up", r.Size.InvertedBytes)
 	}
 

@@ -33,6 +33,7 @@ const (
 	CompLists      = "signature lists"
 	CompImpacts    = "block impacts"
 	CompFreqs      = "term frequencies"
+	CompFalsePos   = "false positives"
 	CompLengths    = "document lengths"
 	CompPostings   = "roaring postings"
 	CompOffsets    = "postings offsets"
@@ -63,6 +64,8 @@ func Sizes(ix *index.Index, inv *inverted.Index) Size {
 				by[CompImpacts] += sec.Bytes
 			case "frequencies":
 				by[CompFreqs] += sec.Bytes
+			case "falsepositives":
+				by[CompFalsePos] += sec.Bytes
 			case "lengths":
 				by[CompLengths] += sec.Bytes
 			case "forward":
@@ -91,7 +94,7 @@ func Sizes(ix *index.Index, inv *inverted.Index) Size {
 		}
 	}
 	order := []Component{
-		{CompRows, "signature", 0}, {CompRowStats, "signature", 0}, {CompLists, "signature", 0}, {CompImpacts, "shared", 0}, {CompFreqs, "signature", 0},
+		{CompRows, "signature", 0}, {CompRowStats, "signature", 0}, {CompLists, "signature", 0}, {CompImpacts, "shared", 0}, {CompFreqs, "signature", 0}, {CompFalsePos, "signature", 0},
 		{CompPostings, "inverted", 0}, {CompOffsets, "inverted", 0},
 		{CompDictionary, "shared", 0}, {CompForward, "shared", 0}, {CompPositions, "shared", 0},
 		{CompLengths, "shared", 0}, {CompDocTable, "shared", 0}, {CompDocStore, "shared", 0}, {CompOther, "shared", 0},

@@ -349,6 +349,13 @@ func checkExactIn(t *testing.T, dir string, docs []index.Document, n int, seed u
 		if cnt, err := s.Search(context.Background(), Request{Query: qs, CountOnly: true}); err != nil || cnt.Total != len(want) {
 			t.Fatalf("query %q: count %v (err %v), brute force %d", qs, cnt, err, len(want))
 		}
+		// A short page scores few candidates and counts the rest unread
+		// (rankCandidates), as a search for the first page does.
+		if page, err := s.Search(context.Background(), Request{Query: qs, Limit: 2}); err != nil || page.Total != len(want) ||
+			!slices.Equal(keysOf(page.Hits), keysOf(res.Hits[:min(2, len(res.Hits))])) {
+			t.Fatalf("query %q: first page of 2 %v (err %v), total %d; brute force %d hits, all ranked %v",
+				qs, page.Hits, err, page.Total, len(want), keysOf(res.Hits[:min(2, len(res.Hits))]))
+		}
 		ran++
 		fps += res.FalsePositives
 		cands += res.Candidates
@@ -666,4 +673,13 @@ func TestExactGeneratedPairs(t *testing.T) {
 			}
 		})
 	}
+}
+
+// keysOf returns the keys of hits, in order.
+func keysOf(hits []Hit) []string {
+	keys := make([]string, len(hits))
+	for i, h := range hits {
+		keys[i] = h.Key
+	}
+	return keys
 }

@@ -37,6 +37,10 @@ type plan struct {
 	// so ranking reads them without the forward index (verifier.loadDirect).
 	direct bool
 	freqs  []segment.Freqs
+	// fps: the false positives of a conjunction of words (falsePositives),
+	// once fpsMerged.
+	fps       []uint32
+	fpsMerged bool
 
 	planner *planner // owns the nodes; see release
 }
@@ -106,6 +110,7 @@ type planner struct {
 	oldEnts        []segment.Entry
 	freqs          []segment.Freqs
 	dens           []float64 // scratch of finishRows
+	fps            []uint32  // the plan's false positives (plan.falsePositives)
 	need           []bool    // scratch of verifySlots
 	pl             plan      // the plan it returns, reused
 	v              verifier

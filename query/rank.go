@@ -19,7 +19,8 @@ import (
 // Ranking reads every query term of a candidate once, for verification
 // and BM25 together, except in the blocks (and for the documents) whose
 // score bound is below the floor: there an exact plan's candidates are
-// hits as they are, an inexact plan's are only verified, and a one-word
+// hits as they are, an inexact plan's are only verified (a conjunction of
+// words against its words' false positives, plan.falsePositives), and a one-word
 // query's are not even verified (its total is its live df), so the total
 // stays exact. Blocks are taken best bound first, so that the floor
 // rises fast. With few candidates and no floor yet (the first segments
@@ -36,7 +37,9 @@ func (s *Searcher) rankCandidates(ctx context.Context, p *plan, v *verifier, c [
 		e, _ := q.lookup(seg, one.Term)
 		counted = seg.LiveDFOf(e)
 	}
-	verify := !oneWord && !p.root.exact // a candidate not scored is verified (skipped)
+	// A candidate not scored is verified (skipped) against its forward
+	// entry, unless the plan's false positives decide it.
+	verify := !oneWord && !p.root.exact && !p.knowsFalsePositives()
 	blocks := orderBlocks(p, c)
 	for len(blocks) > 0 {
 		if ctx.Err() != nil {
@@ -68,7 +71,8 @@ func (s *Searcher) rankCandidates(ctx context.Context, p *plan, v *verifier, c [
 			// Set aside first the documents that are counted unread, so
 			// that only those scored are prefetched.
 			kept := p.planner.docs[:0]
-			for _, doc := range docs {
+			for i, doc := range docs {
+				prefetchLengthsAhead(seg, docs, i)
 				if bound.docBound(seg.DocTokens(int(doc))) >= floor.get() {
 					kept = append(kept, doc)
 				} else if err := s.skipped(p, v, int(doc), oneWord, r); err != nil {
@@ -308,14 +312,21 @@ func (f *scoreFloor) raise(x float64) {
 }
 
 // skipped counts a candidate that is not scored: a hit as it is when the
-// plan is exact, after verification otherwise, and not at all for a query
-// of one word, whose total is its live df.
+// plan is exact, unless it is a known false positive when the plan has
+// them (plan.falsePositives), after verification otherwise, and not at all
+// for a query of one word, whose total is its live df.
 func (s *Searcher) skipped(p *plan, v *verifier, doc int, oneWord bool, r *segResult) error {
 	switch {
 	case oneWord:
 	case p.root.exact:
 		r.hits++
 	default:
+		if fps, ok := p.falsePositives(); ok {
+			if !falsePositive(fps, doc) {
+				r.hits++
+			}
+			return nil
+		}
 		return countIfMatch(p, v, doc, r)
 	}
 	return nil

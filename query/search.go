@@ -679,8 +679,16 @@ func quickCount(p *plan) (int, bool) {
 }
 
 // countCandidates verifies the candidates c of a count, reading only the
-// terms verification needs, and counts the hits into r.
+// terms verification needs, or only the plan's false positives when they
+// decide (plan.falsePositives) and there are enough candidates for them to
+// cost less (falseFrom), and counts the hits into r.
 func countCandidates(ctx context.Context, p *plan, v *verifier, c []int32, r *segResult) error {
+	if len(c) >= falseFrom*len(p.root.vslots) {
+		if fps, ok := p.falsePositives(); ok {
+			r.hits += len(c) - falseIn(c, fps)
+			return nil
+		}
+	}
 	for i, doc := range c {
 		if i%deadlineStride == deadlineStride-1 && ctx.Err() != nil {
 			return ctx.Err()
@@ -708,6 +716,13 @@ func countIfMatch(p *plan, v *verifier, doc int, r *segResult) error {
 	}
 	return nil
 }
+
+// falseFrom is how many candidates for each word with shared rows a count
+// must have before it reads the words' false positives instead of each
+// candidate's forward entry: a word's false positives cost two cache
+// misses, one after the other (the directory, then the list), and a
+// candidate's entry about two, overlapped with the next candidates'.
+const falseFrom = 4
 
 // deadlineStride is how many candidates a segment verifies between two
 // looks at the query's deadline.

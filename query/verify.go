@@ -170,6 +170,63 @@ func (v *verifier) loadDirect(doc int) bool {
 	return true
 }
 
+// falsePositives returns, when the plan is a conjunction of words (a rows
+// node without a phrase) of which some have shared rows, the documents
+// that the rows of those words admit without holding them
+// (segment.FalsePositives), ascending. A candidate of such a plan has
+// passed every row of every word, so it is a hit exactly when it is not
+// among them, which a count learns without its forward entry. ok is false
+// for any other plan.
+func (p *plan) falsePositives() (fps []uint32, ok bool) {
+	if !p.knowsFalsePositives() {
+		return nil, false
+	}
+	if n := p.root; !p.fpsMerged {
+		fps := p.planner.fps[:0]
+		for _, sl := range n.vslots {
+			fps = append(fps, p.seg.FalsePositives(p.ents[sl])...)
+		}
+		if len(n.vslots) > 1 {
+			slices.Sort(fps)
+			fps = slices.Compact(fps)
+		}
+		p.planner.fps, p.fps, p.fpsMerged = fps, fps, true
+	}
+	return p.fps, true
+}
+
+// knowsFalsePositives reports whether the plan's false positives decide its
+// candidates (falsePositives), without reading them.
+func (p *plan) knowsFalsePositives() bool {
+	n := p.root
+	return n.kind == kRows && n.phrase == nil && !n.exact
+}
+
+// falsePositive reports whether candidate doc of a plan with false
+// positives fps (plan.falsePositives) is one of them.
+func falsePositive(fps []uint32, doc int) bool {
+	_, found := slices.BinarySearch(fps, uint32(doc))
+	return found
+}
+
+// falseIn counts the documents of c, ascending, that are among the false
+// positives fps (plan.falsePositives).
+func falseIn(c []int32, fps []uint32) int {
+	n, j := 0, 0
+	for _, d := range c {
+		for j < len(fps) && int(fps[j]) < int(d) {
+			j++
+		}
+		if j == len(fps) {
+			break
+		}
+		if int(fps[j]) == int(d) {
+			n++
+		}
+	}
+	return n
+}
+
 // check evaluates the plan exactly for the loaded document.
 func (v *verifier) check(n *pnode) (bool, error) {
 	if n.exact {

@@ -39,6 +39,7 @@ type wordTerm struct {
 	// and its index in wordsVisit.vids.
 	rows [3]int
 	vi   int
+	fps  []uint32 // its false positives (segment.FalsePositives), for a count
 }
 
 // shared reports whether the word has shared rows (and so is verified).
@@ -339,10 +340,19 @@ func filterRow(docs []int32, row []uint64, shift uint) []int32 {
 }
 
 // verifyRank verifies the candidates against the forward index, when a
-// word has shared rows, or their positions, when there is a phrase, counts
-// the hits into r and, when k > 0, scores them into top.
+// word has shared rows (against the words' false positives, for a count),
+// or their positions, when there is a phrase, counts the hits into r and,
+// when k > 0, scores them into top.
 func (w *wordsVisit) verifyRank(ctx context.Context, seg *segment.Segment, si int, q *compiled, k int, avgdl float64, top *topK, floor *scoreFloor, r *segResult) error {
 	verify := len(w.vids) > 0
+	// A count with enough candidates reads the false positives of the
+	// words with shared rows instead of each candidate's forward entry.
+	known := k == 0 && len(w.cands) >= falseFrom*len(w.vids)
+	for i := range w.terms {
+		if t := &w.terms[i]; known && t.shared() {
+			t.fps = seg.FalsePositives(q.ents[t.ti][si])
+		}
+	}
 	for ci, doc := range w.cands {
 		if ci%deadlineStride == deadlineStride-1 && ctx.Err() != nil {
 			return ctx.Err()
@@ -360,6 +370,14 @@ func (w *wordsVisit) verifyRank(ctx context.Context, seg *segment.Segment, si in
 			r.hits++
 			if k > 0 {
 				w.score(seg, si, d, q, avgdl, top, floor, r)
+			}
+			continue
+		}
+		if verify && known {
+			// A count reads no frequency: the false positives of the
+			// words with shared rows decide.
+			if !w.falsePositive(d) {
+				r.hits++
 			}
 			continue
 		}
@@ -407,6 +425,18 @@ func (w *wordsVisit) verifyRank(ctx context.Context, seg *segment.Segment, si in
 		w.score(seg, si, d, q, avgdl, top, floor, r)
 	}
 	return nil
+}
+
+// falsePositive reports whether candidate d, which every word's bits
+// admit, is a false positive of a word with shared rows: whether it lacks
+// one of them.
+func (w *wordsVisit) falsePositive(d int) bool {
+	for i := range w.terms {
+		if t := &w.terms[i]; t.shared() && falsePositive(t.fps, d) {
+			return true
+		}
+	}
+	return false
 }
 
 // checkPositions finds the position lists of every word in document d,

@@ -75,7 +75,7 @@ func runStats(fs *pflag.FlagSet) runFunc {
 		}
 		fmt.Fprintln(stdout, "\nbytes by section:")
 		tw = tabwriter.NewWriter(stdout, 2, 8, 2, ' ', tabwriter.AlignRight)
-		for _, name := range []string{"lexicon", "params", "rows", "rowstats", "lists", "impacts", "frequencies", "lengths", "forward", "positions", "docs", "blocks", "store"} {
+		for _, name := range []string{"lexicon", "params", "rows", "rowstats", "lists", "impacts", "frequencies", "falsepositives", "lengths", "forward", "positions", "docs", "blocks", "store"} {
 			fmt.Fprintf(tw, "  %s\t%s\t%.1f%%\t\n", name, humanBytes(st.Sections[name]), 100*float64(st.Sections[name])/float64(max(1, st.Bytes)))
 		}
 		tw.Flush()

@@ -163,7 +163,8 @@ const blockEntrySize = 16
 // dictionary, which goes to the lexicon, is returned. The steps follow the
 // sections they make: the dictionary and the terms' treatments, the rows,
 // the postings (rows, lists, forward entries, positions, impacts), the
-// document table and store, then the file.
+// false positives of the shared rows, the document table and store, then
+// the file.
 func Build(w io.Writer, docs []*Doc, p Params, class int, analyzer string) (*Dict, error) {
 	if analyzer == "" || len(analyzer) > maxAnalyzerName {
 		return nil, fmt.Errorf("analyzer name %q must be 1 to %d bytes", analyzer, maxAnalyzerName)
@@ -210,6 +211,7 @@ func Build(w io.Writer, docs []*Doc, p Params, class int, analyzer string) (*Dic
 		{ID: secImpacts, Bytes: [][]byte{b.impacts}},
 		{ID: secFreqs, Bytes: [][]byte{encodeFreqs(b.n, b.sig.row, b.privFreqs, b.listFreqs, len(b.lists))}},
 		{ID: secLengths, Bytes: [][]byte{inplace.Uint32Bytes(b.lengths)}},
+		{ID: secFalsePositives, Bytes: [][]byte{b.falsePositives()}},
 		{ID: secDocs, Bytes: [][]byte{st.recs, st.strs}},
 		{ID: secBlocks, Bytes: [][]byte{st.blocks}},
 		{ID: secStore, Bytes: [][]byte{st.store}},

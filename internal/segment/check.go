@@ -29,7 +29,8 @@ func (s *Segment) Check() []error {
 	s.checkDictionary(p)
 	s.checkRows(p)
 	lists := s.checkLists(p, terms)
-	df := s.checkForward(p, terms, lists)
+	df, shared := s.checkForward(p, terms, lists)
+	s.checkFalsePositives(p, terms, shared)
 	p.errs = append(p.errs, s.checkPositions(terms, p.bad)...)
 	for id := range terms {
 		if df[id] != s.DF(TermID(id)) {
@@ -138,11 +139,13 @@ func (s *Segment) checkLists(p *segmentProblems, terms []string) [][]uint16 {
 // checkForward checks the forward index against the rows, the lists, the
 // impacts, the frequencies and the lengths, so that no false negative is
 // possible and ranking reads what the forward index holds, and returns
-// each term's df as the forward index gives it. (With df equal to each
+// each term's df as the forward index gives it, and the documents of each
+// term with shared rows (nil for the others). (With df equal to each
 // list's length, every list is then exactly its term's documents.)
-func (s *Segment) checkForward(p *segmentProblems, terms []string, lists [][]uint16) []int {
+func (s *Segment) checkForward(p *segmentProblems, terms []string, lists [][]uint16) ([]int, [][]uint32) {
 	n := s.NumDocs()
 	df := make([]int, len(terms))
+	shared := make([][]uint32, len(terms))
 	var post []Posting
 	var rows []int
 	impacts := make([]byte, len(s.impacts))
@@ -175,6 +178,8 @@ func (s *Segment) checkForward(p *segmentProblems, terms []string, lists [][]uin
 			}
 			if t.Private {
 				private[t.Row-1] = append(private[t.Row-1], freqByte(pt.TF))
+			} else {
+				shared[pt.Term] = append(shared[pt.Term], uint32(d))
 			}
 			rows = s.rowsOfTerm(rows[:0], terms[pt.Term], pt.Term)
 			for _, r := range rows {
@@ -192,7 +197,40 @@ func (s *Segment) checkForward(p *segmentProblems, terms []string, lists [][]uin
 		p.bad("impacts", "the largest tf or tf/length of a row's terms in a block differs from the forward index's")
 	}
 	s.checkFreqs(p, private, listTF)
-	return df
+	return df, shared
+}
+
+// checkFalsePositives checks section 15 against the false positives found
+// again from the rows and the documents of each term with shared rows
+// (shared, from the forward index), so that no document a query counts
+// without reading its forward entry is a false one, and none is missed.
+func (s *Segment) checkFalsePositives(p *segmentProblems, terms []string, shared [][]uint32) {
+	var rows []int
+	var rank0, high [][]uint64
+	var want []uint32
+	covered := len(s.fpDir) - 1
+	for id := range terms {
+		t := s.Treatment(TermID(id))
+		if t.Private || t.List {
+			if id < covered && s.fpDir[id] != s.fpDir[id+1] {
+				p.bad("falsepositives", "term %q has an exact treatment but false positives", terms[id])
+			}
+			continue
+		}
+		rows = s.rowsOfTerm(rows[:0], terms[id], TermID(id))
+		rank0, high = rank0[:0], high[:0]
+		for _, r := range rows {
+			if s.RowRank(r) == 0 {
+				rank0 = append(rank0, s.Row(r))
+			} else {
+				high = append(high, s.Row(r))
+			}
+		}
+		want = falsePositivesOf(want[:0], s.NumDocs(), rank0, high, s.Rank(), shared[id])
+		if id >= covered && len(want) > 0 || !slices.Equal(want, s.FalsePositives(Entry{ID: TermID(id)})) {
+			p.bad("falsepositives", "the false positives of %q differ from those its rows and its documents give", terms[id])
+		}
+	}
 }
 
 // checkFreqs checks section 13 against the frequencies the forward index

@@ -7,7 +7,7 @@ import "github.com/bitsieve/bitsieve/internal/sectioned"
 
 // FormatVersion is the version of the index files this bitsieve reads and
 // writes (docs/format.md). It is part of every file name.
-const FormatVersion = 10
+const FormatVersion = 11
 
 const (
 	segmentKind   = "SEG\x00"
@@ -28,6 +28,8 @@ const (
 	secImpacts   = 12 // per-block maximum tf of every private row (impacts.go)
 	secFreqs     = 13 // the frequencies of the private rows' and lists' terms (freqs.go)
 	secLengths   = 14 // every document's length in tokens (freqs.go)
+
+	secFalsePositives = 15 // the false positives of every term with shared rows (falsepos.go)
 )
 
 // Section ids 2 and 10 held a segment's dictionary and its hash slots until
@@ -37,7 +39,7 @@ var sectionNames = map[uint32]string{
 	secParams: "params", secRows: "rows", secRowStats: "rowstats",
 	secForward: "forward", secDocs: "docs", secBlocks: "blocks", secStore: "store",
 	secLists: "lists", secPositions: "positions", secImpacts: "impacts",
-	secFreqs: "frequencies", secLengths: "lengths",
+	secFreqs: "frequencies", secLengths: "lengths", secFalsePositives: "falsepositives",
 }
 
 // segmentSectionName is the human name of a segment section id, for messages and stats.

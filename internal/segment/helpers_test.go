@@ -63,7 +63,7 @@ func aligned(b []byte) []byte {
 // openFile opens a segment file's bytes, verified, with its dictionary.
 func openFile(t testing.TB, data []byte, dict *Dict) *Segment {
 	t.Helper()
-	s, err := New("00000001.v10.seg", data, VerifyData)
+	s, err := New("00000001.v11.seg", data, VerifyData)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -57,6 +57,11 @@ type Segment struct {
 
 	impacts []byte // impacts.go
 
+	// False positives (falsepos.go): the directory by termID, and the
+	// documents.
+	fpDir []uint32
+	fps   []uint32
+
 	// Frequencies and lengths (freqs.go): the private rows' directory, the
 	// start of each private row's frequencies (by row − 1, and their end),
 	// the frequencies, and the documents' lengths.
@@ -96,7 +101,7 @@ func New(path string, data []byte, verify Verify) (*Segment, error) {
 		return nil, err
 	}
 	r := &segmentReader{s: &Segment{name: name, path: path, data: data, secs: secs}, verify: verify}
-	for _, step := range []func() error{r.params, r.rows, r.forward, r.positions, r.impacts, r.freqs, r.docs, r.store} {
+	for _, step := range []func() error{r.params, r.rows, r.forward, r.positions, r.impacts, r.freqs, r.falsePositives, r.docs, r.store} {
 		if err := step(); err != nil {
 			return nil, err
 		}
