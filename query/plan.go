@@ -37,9 +37,8 @@ type plan struct {
 	// so ranking reads them without the forward index (verifier.loadDirect).
 	direct bool
 	freqs  []segment.Freqs
-	// fps: the false positives of a conjunction of words (falsePositives),
-	// once fpsMerged.
-	fps       []uint32
+	// fpsMerged: planner.fps holds the plan's false positives
+	// (falsePositives).
 	fpsMerged bool
 
 	planner *planner // owns the nodes; see release

@@ -190,9 +190,9 @@ func (p *plan) falsePositives() (fps []uint32, ok bool) {
 			slices.Sort(fps)
 			fps = slices.Compact(fps)
 		}
-		p.planner.fps, p.fps, p.fpsMerged = fps, fps, true
+		p.planner.fps, p.fpsMerged = fps, true
 	}
-	return p.fps, true
+	return p.planner.fps, true
 }
 
 // knowsFalsePositives reports whether the plan's false positives decide its

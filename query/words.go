@@ -348,9 +348,11 @@ func (w *wordsVisit) verifyRank(ctx context.Context, seg *segment.Segment, si in
 	// A count with enough candidates reads the false positives of the
 	// words with shared rows instead of each candidate's forward entry.
 	known := k == 0 && len(w.cands) >= falseFrom*len(w.vids)
-	for i := range w.terms {
-		if t := &w.terms[i]; known && t.shared() {
-			t.fps = seg.FalsePositives(q.ents[t.ti][si])
+	if known {
+		for i := range w.terms {
+			if t := &w.terms[i]; t.shared() {
+				t.fps = seg.FalsePositives(q.ents[t.ti][si])
+			}
 		}
 	}
 	for ci, doc := range w.cands {

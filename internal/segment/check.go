@@ -208,6 +208,7 @@ func (s *Segment) checkFalsePositives(p *segmentProblems, terms []string, shared
 	var rows []int
 	var rank0, high [][]uint64
 	var want []uint32
+	isHigh := func(r int) bool { return s.RowRank(r) != 0 }
 	covered := len(s.fpDir) - 1
 	for id := range terms {
 		t := s.Treatment(TermID(id))
@@ -218,14 +219,7 @@ func (s *Segment) checkFalsePositives(p *segmentProblems, terms []string, shared
 			continue
 		}
 		rows = s.rowsOfTerm(rows[:0], terms[id], TermID(id))
-		rank0, high = rank0[:0], high[:0]
-		for _, r := range rows {
-			if s.RowRank(r) == 0 {
-				rank0 = append(rank0, s.Row(r))
-			} else {
-				high = append(high, s.Row(r))
-			}
-		}
+		rank0, high = byRank(rank0[:0], high[:0], rows, s.Row, isHigh)
 		want = falsePositivesOf(want[:0], s.NumDocs(), rank0, high, s.Rank(), shared[id])
 		if id >= covered && len(want) > 0 || !slices.Equal(want, s.FalsePositives(Entry{ID: TermID(id)})) {
 			p.bad("falsepositives", "the false positives of %q differ from those its rows and its documents give", terms[id])

@@ -69,6 +69,19 @@ func falsePositivesOf(dst []uint32, n int, rank0, high [][]uint64, rank int, pos
 	return dst
 }
 
+// byRank appends a term's rows (by number) to rank0 and high, those of rank
+// 0 and those of the higher rank, as falsePositivesOf takes them.
+func byRank(rank0, high [][]uint64, rows []int, row func(int) []uint64, isHigh func(int) bool) ([][]uint64, [][]uint64) {
+	for _, r := range rows {
+		if isHigh(r) {
+			high = append(high, row(r))
+		} else {
+			rank0 = append(rank0, row(r))
+		}
+	}
+	return rank0, high
+}
+
 // encodeFalsePositives lays out section 15 from each term's false
 // positives, by termID (nil for a term without shared rows).
 func encodeFalsePositives(fps [][]uint32) []byte {
@@ -120,21 +133,20 @@ func (b *segmentBuilder) falsePositives() []byte {
 		}
 	}
 	firstHigh := 1 + b.private + b.m0
+	isHigh := func(r int) bool { return r >= firstHigh }
 	fps := make([][]uint32, len(b.terms))
+	var rows []int
 	var rank0, high [][]uint64
 	var all []uint32
 	for id := range b.terms {
 		if !b.shared(id) {
 			continue
 		}
-		rank0, high = rank0[:0], high[:0]
+		rows = rows[:0]
 		for _, r := range b.rowsOf[b.rowStart[id]:b.rowStart[id+1]] {
-			if int(r) < firstHigh {
-				rank0 = append(rank0, b.sig.row(int(r)))
-			} else {
-				high = append(high, b.sig.row(int(r)))
-			}
+			rows = append(rows, int(r))
 		}
+		rank0, high = byRank(rank0[:0], high[:0], rows, b.sig.row, isHigh)
 		from := len(all)
 		all = falsePositivesOf(all, b.n, rank0, high, b.sig.rank, post[start[id]:start[id+1]])
 		fps[id] = all[from:len(all):len(all)]
