@@ -333,6 +333,7 @@ func head8(s string) uint64 {
 type lexReader struct {
 	lx      *lexicon
 	p, end  int
+	block   []byte // the blocks section up to end
 	word    []byte
 	inBlock int
 	err     error
@@ -340,28 +341,54 @@ type lexReader struct {
 }
 
 func (lx *lexicon) reader(b int) *lexReader {
-	return &lexReader{lx: lx, p: int(lx.blockOff[b]), end: int(lx.blockOff[b+1])}
+	r := newLexReader(lx, int(lx.blockOff[b]), int(lx.blockOff[b+1]))
+	return &r
 }
 
+// newLexReader reads the blocks section from p up to end.
+func newLexReader(lx *lexicon, p, end int) lexReader {
+	return lexReader{lx: lx, p: p, end: end, block: lx.body[:end]}
+}
+
+// uvarint decodes the next uvarint.
 func (r *lexReader) uvarint() int {
-	if r.p+1 < r.end {
-		b := r.lx.body[r.p : r.p+2]
-		if b[0] < 0x80 { // most are one byte
-			r.p++
-			return int(b[0])
-		}
-		if b[1] < 0x80 { // and most others two: termIDs, dfs
-			r.p += 2
-			return int(b[0]&0x7f) | int(b[1])<<7
-		}
+	if v, p := uv12(r.block, r.p); p > 0 {
+		r.p = p
+		return v
 	}
-	v, n := binary.Uvarint(r.lx.body[r.p:r.end])
+	v, n := binary.Uvarint(r.block[r.p:])
 	if n <= 0 || v > 1<<40 {
 		r.fail("bad varint")
 		return 0
 	}
 	r.p += n
 	return int(v)
+}
+
+// uvarintAt is uvarint from offset p, returning the offset after it (the
+// block's end on damage, r.err).
+func (r *lexReader) uvarintAt(p int) (v, next int) {
+	r.p = p
+	v = r.uvarint()
+	return v, r.p
+}
+
+// uv12 decodes the uvarint at b[p:] when it takes one or two bytes, as
+// nearly all of a block's do (word lengths, ordinals, termIDs, dfs), and
+// returns it with the offset after it; otherwise next is -1, and
+// binary.Uvarint decides (uvarint). It is small enough to be inlined, so
+// that a lookup, which decodes dozens of varints one after another, keeps
+// its offset in a register instead of in the reader.
+func uv12(b []byte, p int) (v, next int) {
+	if p+1 < len(b) {
+		if c := b[p]; c < 0x80 {
+			return int(c), p + 1
+		}
+		if c := b[p+1]; c < 0x80 {
+			return int(b[p]&0x7f) | int(c)<<7, p + 2
+		}
+	}
+	return 0, -1
 }
 
 func (r *lexReader) fail(detail string) {
@@ -411,13 +438,29 @@ func (r *lexReader) entries(dst []segment.Entry) []segment.Entry {
 		r.fail("bad entry count")
 		return dst
 	}
-	ord := 0
+	ord, b, p := 0, r.block, r.p
 	for i := 0; i < c; i++ {
-		ord += r.uvarint()
-		id, df, code := r.uvarint(), r.uvarint(), r.uvarint()
+		d, q := uv12(b, p)
+		if q < 0 {
+			d, q = r.uvarintAt(p)
+		}
+		id, q2 := uv12(b, q)
+		if q2 < 0 {
+			id, q2 = r.uvarintAt(q)
+		}
+		df, q3 := uv12(b, q2)
+		if q3 < 0 {
+			df, q3 = r.uvarintAt(q2)
+		}
+		code, q4 := uv12(b, q3)
+		if q4 < 0 {
+			code, q4 = r.uvarintAt(q3)
+		}
 		if r.err != nil {
 			return dst
 		}
+		p, r.p = q4, q4
+		ord += d
 		e, ok := r.lx.entry(ord, id, df, code, !r.checked)
 		if !ok {
 			r.fail(fmt.Sprintf("entry of segment %d (term %d, df %d, treatment %d) is out of range", ord, id, df, code))
@@ -480,17 +523,26 @@ func (lx *lexicon) Lookup(word string, dst []segment.Entry) ([]segment.Entry, er
 // (b ≥ 0).
 func (lx *lexicon) lookupIn(b int, word string, dst []segment.Entry) ([]segment.Entry, error) {
 	from, to := lx.span(b)
-	r := lexReader{lx: lx, p: from, end: to}
+	r := newLexReader(lx, from, to)
+	blk := r.block
 	m, prev := 0, 0 // prev: the length of the word before
-	for r.p < r.end && r.err == nil {
-		pre := r.uvarint()
-		suf := r.uvarint()
-		if r.err != nil || pre > prev || (r.inBlock == 0 && pre != 0) || suf > r.end-r.p || (suf == 0 && r.inBlock > 0) {
+	for p := from; p < to; {
+		pre, q := uv12(blk, p)
+		if q < 0 {
+			pre, q = r.uvarintAt(p)
+		}
+		suf, q2 := uv12(blk, q)
+		if q2 < 0 {
+			suf, q2 = r.uvarintAt(q)
+		}
+		p = q2
+		if r.err != nil || pre > prev || (r.inBlock == 0 && pre != 0) || suf > to-p || (suf == 0 && r.inBlock > 0) {
+			r.p = p
 			r.fail("bad word")
 			break
 		}
-		tail := lx.body[r.p : r.p+suf]
-		r.p += suf
+		tail := blk[p : p+suf]
+		p += suf
 		r.inBlock++
 		prev = pre + suf
 		switch {
@@ -501,13 +553,24 @@ func (lx *lexicon) lookupIn(b int, word string, dst []segment.Entry) ([]segment.
 			c, k := compareTail(tail, word[m:])
 			switch {
 			case c == 0:
+				r.p = p
 				return lx.wordEntries(&r, b*lexBlockWords+r.inBlock-1, dst)
 			case c > 0:
 				return dst, nil
 			}
 			m += k
 		}
-		r.skip()
+		// Skip the word's entries.
+		n, q3 := uv12(blk, p)
+		if q3 < 0 {
+			n, q3 = r.uvarintAt(p)
+		}
+		if n > to-q3 {
+			r.p = q3
+			r.fail("entries past the block")
+			break
+		}
+		p = q3 + n
 	}
 	return dst, r.err
 }
@@ -924,7 +987,7 @@ func mergeLexicon(sources []*lexSource) (*lexBuilder, error) {
 		for len(h) > 0 && bytes.Equal(h[0].word, word) {
 			s := h[0]
 			if s.identity {
-				r := lexReader{lx: s.lx, p: s.rawAt, end: s.rawEnd}
+				r := newLexReader(s.lx, s.rawAt, s.rawEnd)
 				if es = r.entries(es); r.err != nil {
 					return nil, r.err
 				}

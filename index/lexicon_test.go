@@ -370,3 +370,33 @@ func TestLexiconBlockSearch(t *testing.T) {
 		t.Fatal("LookupWords found no word")
 	}
 }
+
+// BenchmarkLexiconLookup looks every word of a many-segment lexicon up in
+// turn: the cost of a query's lookups when the lexicon is in cache.
+func BenchmarkLexiconLookup(b *testing.B) {
+	dir := b.TempDir()
+	opt := WriterOptions{Capacity: 512}
+	opt.Compact.Disabled = true
+	buildIndex(b, dir, genDocs(4000, 11), opt)
+	ix, err := Open(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer ix.Close()
+	var words []string
+	if err := ix.lex.each(func(w []byte, _ []segment.Entry) error {
+		words = append(words, string(w))
+		return nil
+	}); err != nil {
+		b.Fatal(err)
+	}
+	var es []segment.Entry
+	i := 0
+	for b.Loop() {
+		if es, err = ix.lex.Lookup(words[i%len(words)], es[:0]); err != nil || len(es) == 0 {
+			b.Fatalf("%q: %d entries, %v", words[i%len(words)], len(es), err)
+		}
+		i++
+	}
+	b.ReportMetric(float64(len(ix.Segments())), "segments")
+}

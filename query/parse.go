@@ -245,6 +245,13 @@ func nthWord(q string, n int) (int, bool) {
 func (p *parser) next() error {
 	q, i := p.q, p.off
 	for i < len(q) {
+		if c := q[i]; c < utf8.RuneSelf {
+			if !asciiSpace[c] {
+				break
+			}
+			i++
+			continue
+		}
 		r, size := utf8.DecodeRuneInString(q[i:])
 		if !unicode.IsSpace(r) {
 			break
@@ -297,6 +304,13 @@ func (p *parser) next() error {
 func wordEnd(q string, i int) int {
 	start := i
 	for i < len(q) {
+		if c := q[i]; c < utf8.RuneSelf && c != '"' {
+			if asciiSpace[c] || c == '(' || c == ')' {
+				return i
+			}
+			i++
+			continue
+		}
 		r, size := utf8.DecodeRuneInString(q[i:])
 		switch {
 		case unicode.IsSpace(r) || r == '(' || r == ')':
@@ -312,6 +326,9 @@ func wordEnd(q string, i int) int {
 	}
 	return i
 }
+
+// asciiSpace marks the ASCII characters unicode.IsSpace reports.
+var asciiSpace = [utf8.RuneSelf]bool{'\t': true, '\n': true, '\v': true, '\f': true, '\r': true, ' ': true}
 
 func isHebrewLetter(r rune) bool { return unicode.Is(unicode.Hebrew, r) && unicode.IsLetter(r) }
 
@@ -518,7 +535,6 @@ func (p *parser) analyze(text string, pos int, shown string, phrase bool) (Node,
 // 10:30, std::vector and URLs, so only a field name directly before a quote
 // or a parenthesis is refused.
 func (p *parser) checkLucene(t token) error {
-	col := column(p.q, t.pos)
 	next := byte(0) // the character right after the token, 0 at the end
 	if p.off < len(p.q) {
 		next = p.q[p.off]
@@ -527,14 +543,14 @@ func (p *parser) checkLucene(t token) error {
 		shown := `"` + t.text + `"`
 		switch next {
 		case '~':
-			return p.errorf(ErrSyntax, t.pos, "proximity search is not supported: remove the ~ after %s at column %d to search for the exact phrase, or drop the quotes to find the words anywhere in a document", shown, col)
+			return p.errorf(ErrSyntax, t.pos, "proximity search is not supported: remove the ~ after %s at column %d to search for the exact phrase, or drop the quotes to find the words anywhere in a document", shown, column(p.q, t.pos))
 		case '^':
-			return p.errorf(ErrSyntax, t.pos, "boosts are not supported: remove the ^ after %s at column %d; every word and phrase counts by its BM25 score", shown, col)
+			return p.errorf(ErrSyntax, t.pos, "boosts are not supported: remove the ^ after %s at column %d; every word and phrase counts by its BM25 score", shown, column(p.q, t.pos))
 		}
 		return nil
 	}
 	if name, ok := strings.CutSuffix(t.text, ":"); ok && (next == '"' || next == '(') && isFieldName(name) {
-		return p.errorf(ErrSyntax, t.pos, "fields are not supported: remove %q at column %d and search for what follows it in any part of the documents", t.text, col)
+		return p.errorf(ErrSyntax, t.pos, "fields are not supported: remove %q at column %d and search for what follows it in any part of the documents", t.text, column(p.q, t.pos))
 	}
 	word, num := splitNumberSuffix(t.text)
 	if len(word) < 2 || strings.IndexFunc(word[:len(word)-1], isWordChar) < 0 {
@@ -544,10 +560,10 @@ func (p *parser) checkLucene(t token) error {
 	switch {
 	case op[0] == '~':
 		return p.errorf(ErrSyntax, t.pos, "fuzzy search is not supported: write %q at column %d without the %s to search for the word exactly, or quote it to match it as text",
-			t.text, col, op)
+			t.text, column(p.q, t.pos), op)
 	case op[0] == '^' && num != "":
 		return p.errorf(ErrSyntax, t.pos, "boosts are not supported: write %q at column %d without the %s, or quote it to match it as text",
-			t.text, col, op)
+			t.text, column(p.q, t.pos), op)
 	}
 	return nil
 }
