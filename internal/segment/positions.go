@@ -256,23 +256,27 @@ func (r *PositionReader) ReadLists(doc int, ids []TermID, lists []PosList) error
 	}
 	// rest starts with the list of term at; pending: that is the current
 	// term's, not read yet. Every term the cursor passes has its list
-	// skipped (by its tf), so the two stay in step.
+	// skipped (by its tf), so the two stay in step; a jump of the cursor
+	// (skipTo, once per term sought) moves rest to the list of the term it
+	// leads to.
 	rest, at, pending := all, 0, false
 	for j, id := range ids {
 		w := uint64(id)
+		if !(c.valid && c.id >= w) {
+			c.skipTo(w)
+			if c.jumpTerm > at {
+				if c.jumpPos > uint64(len(all)) {
+					return s.badPositions(doc, fmt.Sprintf("the forward entry's skip to term %d lies past its lists", c.jumpTerm))
+				}
+				rest, at, pending = all[c.jumpPos:], c.jumpTerm, false
+			}
+		}
 		for !(c.valid && c.id >= w) {
 			if pending {
 				if _, rest, ok = nextList(rest, int(c.tf)); !ok {
 					return s.badPositions(doc, fmt.Sprintf("the list of its term %d does not decode", at))
 				}
 				at, pending = at+1, false
-			}
-			c.skipTo(w)
-			if c.jumpTerm > at {
-				if c.jumpPos > uint64(len(all)) {
-					return s.badPositions(doc, fmt.Sprintf("the forward entry's skip to term %d lies past its lists", c.jumpTerm))
-				}
-				rest, at = all[c.jumpPos:], c.jumpTerm
 			}
 			if !c.next() {
 				if c.bad {
