@@ -440,27 +440,20 @@ func (r *lexReader) entries(dst []segment.Entry) []segment.Entry {
 	}
 	ord, b, p := 0, r.block, r.p
 	for i := 0; i < c; i++ {
-		d, q := uv12(b, p)
-		if q < 0 {
-			d, q = r.uvarintAt(p)
-		}
-		id, q2 := uv12(b, q)
-		if q2 < 0 {
-			id, q2 = r.uvarintAt(q)
-		}
-		df, q3 := uv12(b, q2)
-		if q3 < 0 {
-			df, q3 = r.uvarintAt(q2)
-		}
-		code, q4 := uv12(b, q3)
-		if q4 < 0 {
-			code, q4 = r.uvarintAt(q3)
+		var f [4]int // ordinal delta, termID, df, treatment code
+		for k := range f {
+			v, q := uv12(b, p)
+			if q < 0 {
+				v, q = r.uvarintAt(p)
+			}
+			f[k], p = v, q
 		}
 		if r.err != nil {
 			return dst
 		}
-		p, r.p = q4, q4
-		ord += d
+		r.p = p
+		ord += f[0]
+		id, df, code := f[1], f[2], f[3]
 		e, ok := r.lx.entry(ord, id, df, code, !r.checked)
 		if !ok {
 			r.fail(fmt.Sprintf("entry of segment %d (term %d, df %d, treatment %d) is out of range", ord, id, df, code))
