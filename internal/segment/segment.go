@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/bitsieve/bitsieve/internal/bitrow"
 	"github.com/bitsieve/bitsieve/internal/doclist"
 	"github.com/bitsieve/bitsieve/internal/inplace"
 	"github.com/bitsieve/bitsieve/internal/mmap"
@@ -351,6 +352,30 @@ func (s *Segment) List(id TermID) doclist.List {
 
 // ListOf returns the documents of a term stored as a list, from its entry.
 func (s *Segment) ListOf(e Entry) doclist.List { return s.list(e.treat, e.DF) }
+
+// PrefetchTerm asks for the head of what a search reads first of the term
+// with entry e: a list's first entries and their frequencies, or the first
+// block of a private row. Shared rows are left alone: finding them takes
+// the term's hash functions, which cost more than their misses save when
+// every segment's are asked for ahead.
+func (s *Segment) PrefetchTerm(e Entry) {
+	t := e.treat
+	switch {
+	case t&privateFlag != 0:
+		row := s.Row(int(t &^ privateFlag))
+		prefetch.Words(row[:min(len(row), bitrow.BlockWords)])
+	case t&listFlag != 0:
+		off := 2 * int(t&^(listFlag|chunkedFlag))
+		if n := min(2*e.DF, prefetchListBytes); off+n <= len(s.lists) && off+n <= len(s.listFreqs) {
+			prefetch.Range(s.lists[off : off+n])
+			prefetch.Range(s.listFreqs[off : off+n])
+		}
+	}
+}
+
+// prefetchListBytes is how much of a list, and of its frequencies,
+// PrefetchTerm asks for: a cache line, the whole of most lists.
+const prefetchListBytes = 64
 
 func (s *Segment) list(t uint32, n int) doclist.List {
 	off := 2 * int(t&^(listFlag|chunkedFlag))
