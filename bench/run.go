@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"runtime"
 	"slices"
 	"strings"
@@ -205,6 +206,19 @@ type perQuery struct {
 	lat [2][2][2]float64
 }
 
+// timingOrder returns the queries in the order their latencies are
+// measured: shuffled, with a fixed seed. A class or a query file measured
+// in a stretch of its own (the phrases of one file, then the words of the
+// next) would see whatever the machine did meanwhile, and the ratio of two
+// classes' percentiles, which a run is for, would move with it; spread
+// through the run, every class sees the same bursts.
+func timingOrder(live []*perQuery) []*perQuery {
+	order := slices.Clone(live)
+	r := rand.New(rand.NewPCG(1, 0x74696d65))
+	r.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+	return order
+}
+
 // Run benchmarks sig against inv (two Searchers over the same index) on
 // the workload's queries. It fills the report's query, latency,
 // throughput, quality, bandwidth and equality parts; the caller adds the
@@ -256,8 +270,11 @@ func Run(ctx context.Context, sig, inv *query.Searcher, w Workload, opt Options)
 	r.Queries.Total = len(live)
 
 	// 2. Warm-up, then latency: each query through both engines,
-	// interleaved, Reps times; its latency is the median of its runs.
+	// interleaved, Reps times; its latency is the median of its runs. The
+	// queries are timed in a fixed shuffled order (timingOrder), so that
+	// the classes and files of a run see the machine alike.
 	modes := []string{ModeMatch, ModeTop10}
+	timed := timingOrder(live)
 	for ti, workers := range r.Threads {
 		for _, e := range engines {
 			e.SetWorkers(workers)
@@ -277,8 +294,8 @@ func Run(ctx context.Context, sig, inv *query.Searcher, w Workload, opt Options)
 			}
 			var ds [2][]time.Duration
 			var stage []float64
-			for i, p := range live {
-				prog.say(fmt.Sprintf("latency %s, %d thread(s)", mode, workers), i, len(live))
+			for i, p := range timed {
+				prog.say(fmt.Sprintf("latency %s, %d thread(s)", mode, workers), i, len(timed))
 				req.Query = p.q.Text
 				ds[0], ds[1], stage = ds[0][:0], ds[1][:0], stage[:0]
 				for rep := 0; rep < opt.Reps; rep++ {
