@@ -219,6 +219,21 @@ func (c *fwdCursor) skipTo(w uint64) {
 	}
 }
 
+// nextShort reads the next pair into id and tf when it is the common
+// kind, a one-byte delta (not 0: the first pair goes to next) and a
+// one-byte frequency, and reports whether it did; the caller then calls
+// next. It is small enough to be inlined in the loops over pairs.
+func (c *fwdCursor) nextShort() bool {
+	b := c.pairs
+	if len(b) < 2 || c.i >= c.count || b[0]-1 >= 0x7f || b[1] >= 0x80 {
+		return false
+	}
+	c.id += uint64(b[0])
+	c.tf, c.valid, c.pairs = uint64(b[1]), true, b[2:]
+	c.i++
+	return true
+}
+
 // next reads the next term into id and tf; false at the end or when the
 // entry does not decode (bad).
 func (c *fwdCursor) next() bool {
@@ -259,7 +274,7 @@ func (c *fwdCursor) seek(w uint64) bool {
 		return c.id == w
 	}
 	c.skipTo(w)
-	for c.next() {
+	for c.nextShort() || c.next() {
 		if c.id >= w {
 			return c.id == w
 		}

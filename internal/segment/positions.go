@@ -273,12 +273,15 @@ func (r *PositionReader) ReadLists(doc int, ids []TermID, lists []PosList) error
 		}
 		for !(c.valid && c.id >= w) {
 			if pending {
-				if _, rest, ok = nextList(rest, int(c.tf)); !ok {
+				// The list of a term found once is a single byte, mostly.
+				if c.tf == 1 && len(rest) > 0 && rest[0] < 0x80 {
+					rest = rest[1:]
+				} else if _, rest, ok = nextList(rest, int(c.tf)); !ok {
 					return s.badPositions(doc, fmt.Sprintf("the list of its term %d does not decode", at))
 				}
 				at, pending = at+1, false
 			}
-			if !c.next() {
+			if !c.nextShort() && !c.next() {
 				if c.bad {
 					return s.badForward(doc)
 				}
@@ -362,12 +365,26 @@ func (it *PosIter) Seek(p uint32) (uint32, bool) {
 		return it.cur, true
 	}
 	for {
+		// Next, its commonest case read here, in the loop: a one-byte gap
+		// after a position well below the largest.
+		if b := it.b; len(b) > 0 && b[0] < 0x80 && it.has && it.cur < posFastMax {
+			it.cur += uint32(b[0]) + 1
+			it.b = b[1:]
+			if it.cur >= p {
+				return it.cur, true
+			}
+			continue
+		}
 		q, ok := it.Next()
 		if !ok || q >= p {
 			return q, ok
 		}
 	}
 }
+
+// posFastMax bounds the positions Seek steps from inline: no one-byte gap
+// takes them past 1<<31, the largest position Next accepts.
+const posFastMax = 1<<31 - 0x80
 
 // Bad reports whether the list was found not to decode.
 func (it *PosIter) Bad() bool { return it.bad }
