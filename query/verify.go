@@ -130,9 +130,10 @@ func (v *verifier) readPositions() error {
 	if v.posDoc == v.doc {
 		return nil
 	}
-	if v.posr == nil || v.posr.Segment() != v.p.seg {
-		v.posr = v.p.seg.NewPositionReader()
+	if v.posr == nil {
+		v.posr = new(segment.PositionReader)
 	}
+	v.posr.Reset(v.p.seg)
 	v.lists = slices.Grow(v.lists[:0], len(v.p.ids))[:len(v.p.ids)]
 	if err := v.posr.ReadLists(v.doc, v.p.ids, v.lists); err != nil {
 		return err
@@ -400,9 +401,10 @@ type phraseReader struct {
 // check reports whether document doc of seg holds the phrase whose term j
 // has the termID ids[j] and the offset offsets[j].
 func (pr *phraseReader) check(seg *segment.Segment, doc int, ids []segment.TermID, offsets []int) (bool, error) {
-	if pr.r == nil || pr.r.Segment() != seg {
-		pr.r = seg.NewPositionReader()
+	if pr.r == nil {
+		pr.r = new(segment.PositionReader)
 	}
+	pr.r.Reset(seg)
 	pr.ids = append(pr.ids[:0], ids...)
 	slices.Sort(pr.ids)
 	pr.ids = slices.Compact(pr.ids)

@@ -267,9 +267,10 @@ func (w *wordsVisit) setupPhrases(seg *segment.Segment, si int, q *compiled) {
 		w.phrases = append(w.phrases, ph)
 	}
 	if len(w.phrases) > 0 {
-		if w.posr == nil || w.posr.Segment() != seg {
-			w.posr = seg.NewPositionReader()
+		if w.posr == nil {
+			w.posr = new(segment.PositionReader)
 		}
+		w.posr.Reset(seg)
 		w.lists = slices.Grow(w.lists[:0], len(w.ids))[:len(w.ids)]
 		w.tlists = slices.Grow(w.tlists[:0], len(w.terms))[:len(w.terms)]
 	}

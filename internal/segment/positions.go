@@ -214,6 +214,11 @@ type PositionReader struct {
 // NewPositionReader returns a reader of the segment's positions.
 func (s *Segment) NewPositionReader() *PositionReader { return &PositionReader{seg: s} }
 
+// Reset makes r read the positions of s, keeping its scratch memory, so
+// that a reader kept across segments and queries allocates nothing; the
+// zero PositionReader is ready for Reset.
+func (r *PositionReader) Reset(s *Segment) { r.seg = s }
+
 // Segment is the segment r reads.
 func (r *PositionReader) Segment() *Segment { return r.seg }
 
