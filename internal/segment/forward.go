@@ -221,8 +221,9 @@ func (c *fwdCursor) skipTo(w uint64) {
 
 // nextShort reads the next pair into id and tf when it is the common
 // kind, a one-byte delta (not 0: the first pair goes to next) and a
-// one-byte frequency, and reports whether it did; the caller then calls
-// next. It is small enough to be inlined in the loops over pairs.
+// one-byte frequency, and reports whether it did. It is small enough to
+// be inlined: a loop over pairs calls it first and next only when it
+// fails, and next begins with it.
 func (c *fwdCursor) nextShort() bool {
 	b := c.pairs
 	if len(b) < 2 || c.i >= c.count || b[0]-1 >= 0x7f || b[1] >= 0x80 {
@@ -237,26 +238,24 @@ func (c *fwdCursor) nextShort() bool {
 // next reads the next term into id and tf; false at the end or when the
 // entry does not decode (bad).
 func (c *fwdCursor) next() bool {
+	if c.nextShort() {
+		return true
+	}
 	if c.i >= c.count {
 		return false
 	}
 	b := c.pairs
-	var d, f uint64
-	if len(b) >= 2 && b[0] < 0x80 && b[1] < 0x80 {
-		// Most pairs: a one-byte delta and a one-byte frequency.
-		d, f, c.pairs = uint64(b[0]), uint64(b[1]), b[2:]
-	} else {
-		var k1, k2 int
-		if d, k1 = binary.Uvarint(b); k1 <= 0 {
-			c.bad = true
-			return false
-		}
-		if f, k2 = binary.Uvarint(b[k1:]); k2 <= 0 || f > 1<<32-1 {
-			c.bad = true
-			return false
-		}
-		c.pairs = b[k1+k2:]
+	d, k1 := binary.Uvarint(b)
+	if k1 <= 0 {
+		c.bad = true
+		return false
 	}
+	f, k2 := binary.Uvarint(b[k1:])
+	if k2 <= 0 || f > 1<<32-1 {
+		c.bad = true
+		return false
+	}
+	c.pairs = b[k1+k2:]
 	if c.i > 0 && d == 0 {
 		c.bad = true
 		return false

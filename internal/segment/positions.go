@@ -219,9 +219,6 @@ func (s *Segment) NewPositionReader() *PositionReader { return &PositionReader{s
 // zero PositionReader is ready for Reset.
 func (r *PositionReader) Reset(s *Segment) { r.seg = s }
 
-// Segment is the segment r reads.
-func (r *PositionReader) Segment() *Segment { return r.seg }
-
 // Read fills pos[i] with the positions (ascending) of the term ids[i] in
 // document doc; ids must be strictly ascending and pos as long as ids. A
 // term the document lacks gets no positions.
