@@ -19,7 +19,7 @@ import (
 // concurrent use.
 type Searcher struct {
 	ix        *index.Index
-	analyzers sync.Pool
+	analyzers sync.Pool       // *tokenize.Analyzer, all sharing one tokenize.StemCache
 	states    sync.Pool       // *queryState
 	workers   atomic.Int64    // goroutines per query (SetWorkers)
 	inv       *inverted.Index // non-nil: match from postings (NewInvertedSearcher)
@@ -30,12 +30,13 @@ type Searcher struct {
 // NewSearcher returns a Searcher over ix, analyzing queries with the
 // analyzer the index was built with.
 func NewSearcher(ix *index.Index) (*Searcher, error) {
-	if _, err := tokenize.New(ix.Analyzer()); err != nil {
+	stems, err := tokenize.NewStemCache(ix.Analyzer())
+	if err != nil {
 		return nil, fmt.Errorf("index %s: %w", ix.Dir(), err)
 	}
 	s := &Searcher{ix: ix, segIdx: map[*segment.Segment]int{}, divisors: newBoundDivisors(ix.AvgDocLen())}
 	s.workers.Store(int64(runtime.GOMAXPROCS(0)))
-	s.analyzers.New = func() any { return tokenize.MustNew(ix.Analyzer()) }
+	s.analyzers.New = func() any { return tokenize.NewShared(stems) }
 	for i, seg := range ix.Segments() {
 		s.segIdx[seg] = i
 	}

@@ -70,7 +70,7 @@ type Token struct {
 type Analyzer struct {
 	name  string
 	lang  language
-	cache *strcache.Cache // lowercased surface form → term, "" when dropped
+	cache stemCache // lowercased surface form → term, "" when dropped
 	clean []byte
 	lower []byte
 	segs  [][]byte
@@ -78,16 +78,61 @@ type Analyzer struct {
 	parts []int // offsets of an identifier's parts, start and end in turn (code)
 }
 
-// New returns an analyzer for the named snowball language.
+// stemCache maps lowercased surface forms to terms: an analyzer's own
+// (strcache.Cache) or one that analyzers share (StemCache).
+type stemCache interface {
+	Get(k []byte) (string, bool)
+	Put(k, v string)
+}
+
+// New returns an analyzer for the named snowball language, with a stem
+// cache of its own.
 func New(name string) (*Analyzer, error) {
+	lang, name, err := languageOf(name)
+	if err != nil {
+		return nil, err
+	}
+	return &Analyzer{name: name, lang: lang, cache: strcache.New(stemCacheSize)}, nil
+}
+
+// A StemCache is a stem cache that analyzers of one language share, safe
+// for concurrent use. A searcher analyzes each query with whichever of its
+// analyzers is free; with a cache of their own, a query's words would be
+// stemmed again by every analyzer that had not met them yet (one made for
+// a new goroutine, or to replace one the runtime dropped from a pool),
+// where a shared cache stems each word once.
+type StemCache struct {
+	name string
+	c    *strcache.Shared
+}
+
+// NewStemCache returns an empty shared stem cache for the named language.
+func NewStemCache(name string) (*StemCache, error) {
+	_, name, err := languageOf(name)
+	if err != nil {
+		return nil, err
+	}
+	return &StemCache{name: name, c: strcache.NewShared(stemCacheSize)}, nil
+}
+
+// NewShared returns an analyzer for c's language that keeps its stems in
+// c, shared with the other analyzers made with it.
+func NewShared(c *StemCache) *Analyzer {
+	lang, _, _ := languageOf(c.name)
+	return &Analyzer{name: c.name, lang: lang, cache: c.c}
+}
+
+// languageOf finds the named language (DefaultLanguage when name is
+// empty) and returns it with its name.
+func languageOf(name string) (language, string, error) {
 	if name == "" {
 		name = DefaultLanguage
 	}
 	lang, ok := languages[name]
 	if !ok {
-		return nil, fmt.Errorf("unknown analyzer language %q (known: %s)", name, strings.Join(Languages(), ", "))
+		return language{}, "", fmt.Errorf("unknown analyzer language %q (known: %s)", name, strings.Join(Languages(), ", "))
 	}
-	return &Analyzer{name: name, lang: lang, cache: strcache.New(stemCacheSize)}, nil
+	return lang, name, nil
 }
 
 // MustNew is New for names known to be valid; it panics otherwise.

@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"unicode/utf8"
 
@@ -592,4 +593,48 @@ func TestASCIIFastPathEqualsSegmenter(t *testing.T) {
 		check(text)
 	}
 	t.Logf("%d texts of %d in ASCII checked whole and by line", checked, len(texts))
+}
+
+// TestSharedStemCache checks that analyzers sharing a StemCache, used at
+// once from several goroutines (run with -race), analyze every text as an
+// analyzer with a cache of its own does.
+func TestSharedStemCache(t *testing.T) {
+	if _, err := NewStemCache("klingon"); err == nil {
+		t.Fatal("NewStemCache accepted an unknown language")
+	}
+	for _, lang := range []string{"english", "code"} {
+		c, err := NewStemCache(lang)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := rand.New(rand.NewPCG(3, 4))
+		texts := make([][]byte, 300)
+		want := make([][]Token, len(texts))
+		own := MustNew(lang)
+		for i := range texts {
+			texts[i] = randomText(r)
+			want[i] = own.Analyze(nil, texts[i])
+		}
+		var wg sync.WaitGroup
+		for g := 0; g < 4; g++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				a := NewShared(c)
+				if a.Name() != lang {
+					t.Errorf("NewShared: analyzer %q, want %q", a.Name(), lang)
+				}
+				for pass := 0; pass < 2; pass++ {
+					for i := range texts {
+						j := (i + 37*g) % len(texts)
+						if got := a.Analyze(nil, texts[j]); !reflect.DeepEqual(got, want[j]) {
+							t.Errorf("%s, goroutine %d: Analyze(%q) = %v, want %v", lang, g, texts[j], got, want[j])
+							return
+						}
+					}
+				}
+			}()
+		}
+		wg.Wait()
+	}
 }

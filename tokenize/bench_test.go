@@ -85,13 +85,18 @@ func goSource(b *testing.B, n int) []byte {
 // BenchmarkAnalyze measures analysis throughput (MB/s). "warm" reuses one
 // analyzer, as an indexing worker does, so most stems come from its cache;
 // "cold" starts each pass with a new analyzer, so every distinct word is
-// stemmed once per pass.
+// stemmed once per pass; "shared" is warm with a StemCache, whose lookups
+// take a lock, as a searcher's analyzers share one.
 func BenchmarkAnalyze(b *testing.B) {
 	const size = 1 << 20
 	english := benchText(size)
 	bench := func(name string, text []byte, fresh bool) {
 		b.Run(name, func(b *testing.B) {
 			a := MustNew("english")
+			if strings.HasSuffix(name, "/shared") {
+				c, _ := NewStemCache("english")
+				a = NewShared(c)
+			}
 			var toks []Token
 			b.SetBytes(int64(len(text)))
 			b.ReportAllocs()
@@ -108,6 +113,7 @@ func BenchmarkAnalyze(b *testing.B) {
 	}
 	bench("english/warm", english, false)
 	bench("english/cold", english, true)
+	bench("english/shared", english, false)
 	src := goSource(b, size)
 	bench("gosrc/warm", src, false)
 	bench("gosrc/cold", src, true)
