@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -598,18 +599,30 @@ func (s *Searcher) Search(ctx context.Context, req Request) (*Result, error) {
 		for _, sc := range ranked {
 			segs[sc.seg].PrefetchDoc(int(sc.doc))
 		}
+		strs := 0
 		for _, sc := range ranked {
-			segs[sc.seg].PrefetchDocStrings(int(sc.doc))
+			strs += segs[sc.seg].PrefetchDocStrings(int(sc.doc))
 		}
 		var hl *highlighter
 		if req.Snippets {
 			hl = newHighlighter(q)
 		}
+		// The page's keys and titles are copied into one string, which
+		// every hit's key and title slice.
+		var sb strings.Builder
+		sb.Grow(strs)
+		for _, sc := range ranked {
+			key, title := segs[sc.seg].DocStrings(int(sc.doc))
+			sb.Write(key)
+			sb.Write(title)
+		}
+		all, at := sb.String(), 0
 		res.Hits = make([]Hit, 0, len(ranked))
 		for _, sc := range ranked {
 			seg := segs[sc.seg]
-			info := seg.Doc(int(sc.doc))
-			h := Hit{Key: info.Key, Title: info.Title, Score: sc.score}
+			key, title := seg.DocStrings(int(sc.doc))
+			h := Hit{Key: all[at : at+len(key)], Title: all[at+len(key) : at+len(key)+len(title)], Score: sc.score}
+			at += len(key) + len(title)
 			if req.Snippets {
 				if err := s.snippet(&h, seg, int(sc.seg), int(sc.doc), q, hl); err != nil {
 					return nil, err

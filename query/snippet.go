@@ -130,7 +130,7 @@ func (s *Searcher) snippet(h *Hit, seg *segment.Segment, si, doc int, q *compile
 
 	an := s.analyzers.Get().(*tokenize.Analyzer)
 	defer s.analyzers.Put(an)
-	textLen := seg.Doc(doc).TextLen
+	textLen := seg.DocTextLen(doc)
 	reg, err := snippetRegionOf(r, an, doc, textLen, events, anchor)
 	if err != nil {
 		return err

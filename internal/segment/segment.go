@@ -590,13 +590,26 @@ func (s *Segment) PrefetchDoc(doc int) {
 }
 
 // PrefetchDocStrings reads doc's record (best asked for by PrefetchDoc
-// first) and asks for its key and title.
-func (s *Segment) PrefetchDocStrings(doc int) {
+// first), asks for its key and title, and returns their length together.
+func (s *Segment) PrefetchDocStrings(doc int) int {
 	r := s.docRecord(doc)
-	if off, n := r.strOff(), r.keyLen()+r.titleLen(); n > 0 && off+n <= uint64(len(s.docStrs)) {
+	off, n := r.strOff(), r.keyLen()+r.titleLen()
+	if n > 0 && off+n <= uint64(len(s.docStrs)) {
 		prefetch.Range(s.docStrs[off : off+n])
 	}
+	return int(n)
 }
+
+// DocStrings returns doc's key and title in place, for a caller that
+// copies them: a page of hits copies all its keys and titles into one
+// string, where Doc would allocate two strings a hit.
+func (s *Segment) DocStrings(doc int) (key, title []byte) {
+	r := s.docRecord(doc)
+	return r.key(s.docStrs), r.title(s.docStrs)
+}
+
+// DocTextLen is the length in bytes of doc's stored text.
+func (s *Segment) DocTextLen(doc int) int { return s.docRecord(doc).textLen() }
 
 // DocTokens is the BM25 length of doc, without decoding its key.
 func (s *Segment) DocTokens(doc int) int { return int(s.lengths[doc]) }
