@@ -48,22 +48,10 @@ func (ix *Index) Stats() Stats {
 		ss := SegmentStats{File: s.Name(), Class: s.LengthClass(), Docs: s.NumDocs(), Live: s.NumLive(), Terms: s.NumTerms(),
 			PrivateRows: s.PrivateRows(), SharedRows: s.SharedRows(), HighRows: s.HighRows(), Rank: s.Rank(),
 			Lists: s.NumLists(), Postings: s.Postings(), Bytes: s.FileBytes()}
-		set, setH := 0, 0
-		first := 1 + s.PrivateRows()
-		for r := first; r < s.NumRows(); r++ {
-			if r < first+s.SharedRows() {
-				set += s.RowCount(r)
-			} else {
-				setH += s.RowCount(r)
-			}
+		for r := 1; r < s.NumRows(); r++ { // every term row, private and shared
 			st.RowBits += int64(len(s.Row(r))) * 64
 		}
-		if s.SharedRows() > 0 && s.NumDocs() > 0 {
-			ss.SharedDensity = float64(set) / float64(s.SharedRows()*s.NumDocs())
-		}
-		if s.HighRows() > 0 {
-			ss.HighDensity = float64(setH) / float64(s.HighRows()*s.RowColumns(s.NumRows()-1))
-		}
+		ss.SharedDensity, ss.HighDensity = s.SharedDensity()
 		st.PairPostings += s.PairPostings()
 		st.Tokens += s.Tokens()
 		st.PrivatePostings += s.PrivatePostings()
@@ -71,9 +59,6 @@ func (ix *Index) Stats() Stats {
 		st.ListPostings += s.Postings() - s.PrivatePostings() - s.SharedPostings()
 		st.Segments = append(st.Segments, ss)
 		st.Postings += ss.Postings
-		for r := 1; r < first; r++ {
-			st.RowBits += int64(s.RowWords()) * 64
-		}
 		st.ListBits += 8 * s.ListBytes()
 		st.Bytes += ss.Bytes
 		for _, sec := range s.Sections() {

@@ -390,7 +390,9 @@ const orderedRows = 4
 
 // finishRows orders a kRows node's inputs sparsest first (its lists all,
 // its rows of each rank the orderedRows sparsest) and estimates its
-// density. Each row's density is read once. It asks for the first line of
+// density. A row's density is segment.RowDensity: a shared row's is its
+// rank's mean, so planning reads no count of the shared rows of words
+// and word pairs, only those of private rows. It asks for the first line of
 // each higher-rank row, where matching starts (nextHigh).
 func (p *planner) finishRows(n *pnode) {
 	seg := p.seg
@@ -405,7 +407,7 @@ func (p *planner) finishRows(n *pnode) {
 	ds := p.dens[:0]
 	n.est = 1
 	for _, r := range n.rowIdx {
-		d := float64(seg.RowCount(r)) / float64(max(1, seg.RowColumns(r)))
+		d := seg.RowDensity(r)
 		ds = append(ds, d)
 		n.est *= d
 	}

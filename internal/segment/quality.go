@@ -35,22 +35,9 @@ func (s *Segment) Quality() (SignatureQuality, error) {
 	}
 	h := s.hdr
 	q := SignatureQuality{File: s.name, Docs: h.Docs, Rank: s.Rank()}
-	first := 1 + h.PrivateRows
-	var set0, setH int
-	for r := first; r < first+h.SharedRows; r++ {
-		set0 += s.RowCount(r)
-	}
-	for r := first + h.SharedRows; r < s.NumRows(); r++ {
-		setH += s.RowCount(r)
-	}
 	cols0 := h.Docs
 	colsH := (h.Docs + 1<<h.Rank - 1) >> h.Rank
-	if h.SharedRows > 0 {
-		q.Density = float64(set0) / float64(h.SharedRows*cols0)
-	}
-	if h.HighRows > 0 {
-		q.HighDensity = float64(setH) / float64(h.HighRows*colsH)
-	}
+	q.Density, q.HighDensity = s.SharedDensity()
 
 	// Bits the shared terms set, for the theory; then each term's FP.
 	type shared struct {

@@ -45,6 +45,10 @@ type Segment struct {
 	live   []uint64 // the live row: row 0, or a copy with deleted documents cleared
 	nlive  int
 
+	// the mean density of the shared rows of rank 0 and of the higher rank
+	// (SharedDensity)
+	sharedDens, highDens float64
+
 	// Deletions (deletions.go): the tombstone file applied, the tokens of
 	// live documents, and how many deleted documents hold each term.
 	tombName   string
@@ -197,6 +201,7 @@ func (r *segmentReader) rows() error {
 		return r.bad(secRowStats, "%d bytes, want %d", len(pop), 4*nrows)
 	}
 	s.rowPop = inplace.Uint32s(pop)
+	s.sharedDens, s.highDens = meanDensities(s)
 	s.live = s.Row(0)
 	s.nlive = int(s.rowPop[0])
 	s.liveTokens = h.Tokens
@@ -437,6 +442,45 @@ func (s *Segment) Row(r int) []uint64 {
 
 // RowCount is the number of bits set in row r.
 func (s *Segment) RowCount(r int) int { return int(s.rowPop[r]) }
+
+// SharedDensity is the mean fraction of bits set in the segment's shared
+// rows of rank 0 and in those of its higher rank (0 when there are none).
+func (s *Segment) SharedDensity() (rank0, high float64) { return s.sharedDens, s.highDens }
+
+// meanDensities computes SharedDensity from the row counts.
+func meanDensities(s *Segment) (rank0, high float64) {
+	first, h := 1+s.hdr.PrivateRows, s.hdr
+	var set0, setH int
+	for r := first; r < first+h.SharedRows; r++ {
+		set0 += s.RowCount(r)
+	}
+	for r := first + h.SharedRows; r < first+h.SharedRows+h.HighRows; r++ {
+		setH += s.RowCount(r)
+	}
+	if h.SharedRows > 0 && h.Docs > 0 {
+		rank0 = float64(set0) / float64(h.SharedRows*h.Docs)
+	}
+	if h.HighRows > 0 && h.Docs > 0 {
+		high = float64(setH) / float64(h.HighRows*s.RowColumns(first+h.SharedRows))
+	}
+	return rank0, high
+}
+
+// RowDensity is the fraction of row r's bits that are set, as a plan
+// orders its rows by it: a private row's own; for a shared row, the mean
+// of the shared rows of its rank. A writer fills the shared rows to one
+// density (index.Params), so one row's count would tell little more, and
+// reading it would cost a query a cache miss for every shared row of every
+// word and word pair in every segment.
+func (s *Segment) RowDensity(r int) float64 {
+	switch first := 1 + s.hdr.PrivateRows; {
+	case r < first:
+		return float64(s.RowCount(r)) / float64(max(1, s.hdr.Docs))
+	case r < first+s.hdr.SharedRows:
+		return s.sharedDens
+	}
+	return s.highDens
+}
 
 // Live is the live row: a bit per document that is not deleted.
 func (s *Segment) Live() []uint64 { return s.live }
