@@ -23,7 +23,7 @@ run: build
 # under the race detector, in short mode and without the brute-force
 # exactness sweeps (the plain run has them; under -race they take minutes),
 # with a timeout that outlasts a busy machine. CI runs both.
-RACE_PKGS := ./index ./internal/segment ./query ./web
+RACE_PKGS := ./index ./internal/segment ./internal/strcache ./query ./tokenize ./web
 RACE_SKIP := ^(TestExactGenerated|TestExactSample|TestInvertedEqualsSignature)$$
 
 test: deps
