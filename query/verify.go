@@ -15,9 +15,9 @@ type verifier struct {
 	tf     []uint32 // frequency of each plan slot in the current document
 	vtf    []uint32 // scratch for loadVerify
 	doc    int
-	posr   *segment.PositionReader
-	lists  []segment.PosList // by slot: position lists in posDoc
-	its    []segment.PosIter // scratch for phraseIn
+	posr   segment.PositionReader // moved from segment to segment (Reset)
+	lists  []segment.PosList      // by slot: position lists in posDoc
+	its    []segment.PosIter      // scratch for phraseIn
 	posDoc int
 }
 
@@ -129,9 +129,6 @@ func (v *verifier) loadVerify(doc int) error {
 func (v *verifier) readPositions() error {
 	if v.posDoc == v.doc {
 		return nil
-	}
-	if v.posr == nil {
-		v.posr = new(segment.PositionReader)
 	}
 	v.posr.Reset(v.p.seg)
 	v.lists = slices.Grow(v.lists[:0], len(v.p.ids))[:len(v.p.ids)]
@@ -391,7 +388,7 @@ func phraseIn(lists []segment.PosList, slots, offsets []int, its *[]segment.PosI
 // phraseReader checks phrases from a segment's positions for an evaluator
 // without a plan (the inverted engine).
 type phraseReader struct {
-	r     *segment.PositionReader
+	r     segment.PositionReader
 	ids   []segment.TermID
 	slots []int
 	lists []segment.PosList
@@ -401,9 +398,6 @@ type phraseReader struct {
 // check reports whether document doc of seg holds the phrase whose term j
 // has the termID ids[j] and the offset offsets[j].
 func (pr *phraseReader) check(seg *segment.Segment, doc int, ids []segment.TermID, offsets []int) (bool, error) {
-	if pr.r == nil {
-		pr.r = new(segment.PositionReader)
-	}
 	pr.r.Reset(seg)
 	pr.ids = append(pr.ids[:0], ids...)
 	slices.Sort(pr.ids)

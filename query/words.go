@@ -75,7 +75,7 @@ type wordsVisit struct {
 
 	phrases []wordPhrase
 	slots   []int // the phrases' slots
-	posr    *segment.PositionReader
+	posr    segment.PositionReader
 	lists   []segment.PosList // by ids index: the position lists of a candidate
 	tlists  []segment.PosList // the same by term
 	its     []segment.PosIter // scratch for phraseIn
@@ -267,9 +267,6 @@ func (w *wordsVisit) setupPhrases(seg *segment.Segment, si int, q *compiled) {
 		w.phrases = append(w.phrases, ph)
 	}
 	if len(w.phrases) > 0 {
-		if w.posr == nil {
-			w.posr = new(segment.PositionReader)
-		}
 		w.posr.Reset(seg)
 		w.lists = slices.Grow(w.lists[:0], len(w.ids))[:len(w.ids)]
 		w.tlists = slices.Grow(w.tlists[:0], len(w.terms))[:len(w.terms)]
