@@ -137,9 +137,6 @@ type fwdCursor struct {
 	id    uint64 // termID of the last term read (or the base of a jump)
 	tf    uint64 // its tf
 	valid bool   // id and tf are a term's (not a jump's base)
-
-	jumpTerm int    // the term the last jump led to (0: none yet)
-	jumpPos  uint64 // the offset of its list
 }
 
 // forwardCursor opens document doc's entry.
@@ -184,38 +181,42 @@ func (c *fwdCursor) skipBase(j int) uint64 {
 	return getWidth(c.skips[j*(c.wt+c.wf+c.wp):], c.wt)
 }
 
-// skipTo jumps to the last skip whose termID lies below w, when it leads
-// past the terms read: a binary search among the skips not yet passed.
-func (c *fwdCursor) skipTo(w uint64) {
-	if c.sk == c.nskip {
-		return
+// skipBelow returns the last skip, among those not passed yet, whose
+// termID lies below w, and marks it and those before it passed; false when
+// the next one does not lie below w (most calls). It binary-searches without
+// a branch on the probes, whose outcomes no predictor learns.
+func (c *fwdCursor) skipBelow(w uint64) (int, bool) {
+	if c.sk == c.nskip || c.skipBase(c.sk) >= w {
+		return 0, false
 	}
-	if c.skipBase(c.sk) >= w {
-		return // the next skip does not pass w: most calls
-	}
-	lo, hi := c.sk+1, c.nskip
-	for lo < hi {
-		m := int(uint(lo+hi) >> 1)
-		if c.skipBase(m) < w {
-			lo = m + 1
-		} else {
-			hi = m
+	// skip lo lies below w; the last that does is among the n from lo.
+	lo, n := c.sk, c.nskip-c.sk
+	for n > 1 {
+		half := n >> 1
+		if c.skipBase(lo+half) < w {
+			lo += half
 		}
+		n -= half
 	}
-	if lo == c.sk {
+	c.sk = lo + 1
+	return lo, true
+}
+
+// skipTo jumps to the last skip whose termID lies below w, when it leads
+// past the terms read.
+func (c *fwdCursor) skipTo(w uint64) {
+	j, ok := c.skipBelow(w)
+	if !ok {
 		return
 	}
-	j := lo - 1
-	c.sk = lo
 	if t := (j + 1) * forwardSkip; t > c.i {
-		base, fo, po := c.skip(j)
+		base, fo, _ := c.skip(j)
 		if fo > uint64(len(c.all)) {
 			c.bad, c.i = true, c.count
 			return
 		}
 		c.i, c.id, c.valid = t, base, false
 		c.pairs = c.all[fo:]
-		c.jumpTerm, c.jumpPos = t, po
 	}
 }
 

@@ -256,48 +256,84 @@ func (r *PositionReader) ReadLists(doc int, ids []TermID, lists []PosList) error
 	if !ok {
 		return s.badPositions(doc, "its header does not decode")
 	}
-	// rest starts with the list of term at; pending: that is the current
-	// term's, not read yet. Every term the cursor passes has its list
-	// skipped (by its tf), so the two stay in step; a jump of the cursor
-	// (skipTo, once per term sought) moves rest to the list of the term it
-	// leads to.
-	rest, at, pending := all, 0, false
-	for j, id := range ids {
-		w := uint64(id)
-		if !(c.valid && c.id >= w) {
-			c.skipTo(w)
-			if c.jumpTerm > at {
-				if c.jumpPos > uint64(len(all)) {
-					return s.badPositions(doc, fmt.Sprintf("the forward entry's skip to term %d lies past its lists", c.jumpTerm))
+	// The walk keeps its state in locals: pairs starts with the pair of
+	// term i, the next to read; id and tf are those of the last read (or
+	// the base of a jump: the termID before term i); pending: that last
+	// term's list is where rest starts, not passed yet. Every term the walk
+	// passes has its list passed too, so the two stay in step; a jump
+	// (skipBelow, once per term sought) moves both to the term it leads to.
+	pairs, rest := c.all, all
+	i, count := 0, c.count
+	id, tf := uint64(0), uint64(0)
+	pending := false
+	for j, t := range ids {
+		w := uint64(t)
+		if !pending || id < w {
+			if sk, ok := c.skipBelow(w); ok {
+				if t := (sk + 1) * forwardSkip; t > i {
+					base, fo, po := c.skip(sk)
+					if fo > uint64(len(c.all)) {
+						return s.badForward(doc)
+					}
+					if po > uint64(len(all)) {
+						return s.badPositions(doc, fmt.Sprintf("the forward entry's skip to term %d lies past its lists", t))
+					}
+					i, id, pending = t, base, false
+					pairs, rest = c.all[fo:], all[po:]
 				}
-				rest, at, pending = all[c.jumpPos:], c.jumpTerm, false
+			}
+			for {
+				if pending {
+					// Mostly a one-byte list (tf 1) or a one-byte length
+					// and the list, told apart without a branch.
+					if len(rest) > 0 && rest[0] < 0x80 {
+						x := int(rest[0])
+						if tf == 1 {
+							x = 0
+						}
+						if x >= len(rest) {
+							return s.badPositions(doc, fmt.Sprintf("the list of its term %d does not decode", i-1))
+						}
+						rest = rest[1+x:]
+					} else if _, rest, ok = nextList(rest, int(tf)); !ok {
+						return s.badPositions(doc, fmt.Sprintf("the list of its term %d does not decode", i-1))
+					}
+				}
+				if i >= count {
+					return nil
+				}
+				// The next pair: mostly a one-byte delta (not 0) and a
+				// one-byte tf (fwdCursor.nextShort), else as next reads it.
+				if len(pairs) >= 2 && pairs[0]-1 < 0x7f && pairs[1] < 0x80 {
+					id += uint64(pairs[0])
+					tf = uint64(pairs[1])
+					pairs = pairs[2:]
+				} else {
+					d, k1 := binary.Uvarint(pairs)
+					if k1 <= 0 {
+						return s.badForward(doc)
+					}
+					f, k2 := binary.Uvarint(pairs[k1:])
+					if k2 <= 0 || f > 1<<32-1 || (i > 0 && d == 0) {
+						return s.badForward(doc)
+					}
+					id, tf = id+d, f
+					pairs = pairs[k1+k2:]
+				}
+				i++
+				pending = true
+				if id >= w {
+					break
+				}
 			}
 		}
-		for !(c.valid && c.id >= w) {
-			if pending {
-				// The list of a term found once is a single byte, mostly.
-				if c.tf == 1 && len(rest) > 0 && rest[0] < 0x80 {
-					rest = rest[1:]
-				} else if _, rest, ok = nextList(rest, int(c.tf)); !ok {
-					return s.badPositions(doc, fmt.Sprintf("the list of its term %d does not decode", at))
-				}
-				at, pending = at+1, false
-			}
-			if !c.nextShort() && !c.next() {
-				if c.bad {
-					return s.badForward(doc)
-				}
-				return nil
-			}
-			pending = true
-		}
-		if c.id == w && pending {
+		if id == w {
 			var list []byte
-			if list, rest, ok = nextList(rest, int(c.tf)); !ok {
-				return s.badPositions(doc, fmt.Sprintf("the list of its term %d does not decode", at))
+			if list, rest, ok = nextList(rest, int(tf)); !ok {
+				return s.badPositions(doc, fmt.Sprintf("the list of its term %d does not decode", i-1))
 			}
-			lists[j] = PosList{enc: list, n: int(c.tf)}
-			at, pending = at+1, false
+			lists[j] = PosList{enc: list, n: int(tf)}
+			pending = false
 		}
 	}
 	return nil

@@ -6,18 +6,19 @@ import (
 	"testing"
 )
 
-// BenchmarkReadLists finds the position lists of three terms of a
-// document, as a phrase's verification does for each candidate: documents
-// of up to 1,024 words, terms drawn from each one's forward entry.
-func BenchmarkReadLists(b *testing.B) {
+// lookupProbe is a document and three of its terms, ascending.
+type lookupProbe struct {
+	doc int
+	ids []TermID
+}
+
+// lookupProbes builds a segment of documents of up to 1,024 words and
+// draws three terms from each one's forward entry.
+func lookupProbes(b *testing.B) (*Segment, []lookupProbe) {
 	data, dict := buildFile(b, genDocs(2000, 11, 0), DefaultParams)
 	s := openFile(b, data, dict)
 	r := rand.New(rand.NewPCG(3, 4))
-	type probe struct {
-		doc int
-		ids []TermID
-	}
-	var probes []probe
+	var probes []lookupProbe
 	var fwd []Posting
 	for d := range s.NumDocs() {
 		var err error
@@ -32,14 +33,36 @@ func BenchmarkReadLists(b *testing.B) {
 			ids = append(ids, fwd[i].Term)
 		}
 		slices.Sort(ids)
-		probes = append(probes, probe{d, ids})
+		probes = append(probes, lookupProbe{d, ids})
 	}
+	return s, probes
+}
+
+// BenchmarkReadLists finds the position lists of three terms of a
+// document, as a phrase's verification does for each candidate.
+func BenchmarkReadLists(b *testing.B) {
+	s, probes := lookupProbes(b)
 	pr := s.NewPositionReader()
 	lists := make([]PosList, 3)
 	b.ResetTimer()
 	for i := range b.N {
 		p := probes[i%len(probes)]
 		if err := pr.ReadLists(p.doc, p.ids, lists); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkForwardLookup finds the frequencies of three terms of a
+// document, as ranking does for each candidate it reads the forward
+// entry of.
+func BenchmarkForwardLookup(b *testing.B) {
+	s, probes := lookupProbes(b)
+	tf := make([]uint32, 3)
+	b.ResetTimer()
+	for i := range b.N {
+		p := probes[i%len(probes)]
+		if err := s.ForwardLookup(p.doc, p.ids, tf); err != nil {
 			b.Fatal(err)
 		}
 	}
