@@ -403,6 +403,19 @@ func (it *PosIter) Seek(p uint32) (uint32, bool) {
 		return it.cur, true
 	}
 	for {
+		// Eight one-byte gaps at once, when the position after them is
+		// still below p: a common word's long list is passed a word of
+		// memory at a time. Each gap is below 0x80, so their bytes summed
+		// in 16-bit lanes, then the lanes summed, do not carry.
+		if b := it.b; len(b) >= 8 && it.has && it.cur < posFastMax-8*0x80 {
+			if x := binary.LittleEndian.Uint64(b); x&0x8080808080808080 == 0 {
+				lanes := x&0x00ff00ff00ff00ff + x>>8&0x00ff00ff00ff00ff
+				if end := it.cur + uint32(lanes*0x0001000100010001>>48) + 8; end < p {
+					it.cur, it.b = end, b[8:]
+					continue
+				}
+			}
+		}
 		// Next, its commonest case read here, in the loop: a one-byte gap
 		// after a position well below the largest.
 		if b := it.b; len(b) > 0 && b[0] < 0x80 && it.has && it.cur < posFastMax {

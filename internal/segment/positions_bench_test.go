@@ -67,3 +67,30 @@ func BenchmarkForwardLookup(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkSeek seeks, in lists of a common word's 300 positions (gaps
+// of one byte), the first position at or after a random target, as a
+// phrase's check does in its other words' lists for its rarest word's
+// first position.
+func BenchmarkSeek(b *testing.B) {
+	r := rand.New(rand.NewPCG(7, 8))
+	var lists []PosList
+	var targets []uint32
+	for range 64 {
+		var pos []uint32
+		p := uint32(r.IntN(50))
+		for range 300 {
+			pos = append(pos, p)
+			p += 1 + uint32(r.IntN(40))
+		}
+		lists = append(lists, encodeList(pos))
+		targets = append(targets, uint32(r.IntN(int(p))))
+	}
+	b.ResetTimer()
+	for i := range b.N {
+		it := lists[i%len(lists)].Iter()
+		if _, ok := it.Seek(targets[i%len(lists)]); !ok {
+			b.Fatal("no position found")
+		}
+	}
+}
