@@ -270,15 +270,15 @@ func (r *PositionReader) ReadLists(doc int, ids []TermID, lists []PosList) error
 		w := uint64(t)
 		if !pending || id < w {
 			if sk, ok := c.skipBelow(w); ok {
-				if t := (sk + 1) * forwardSkip; t > i {
+				if to := (sk + 1) * forwardSkip; to > i {
 					base, fo, po := c.skip(sk)
 					if fo > uint64(len(c.all)) {
 						return s.badForward(doc)
 					}
 					if po > uint64(len(all)) {
-						return s.badPositions(doc, fmt.Sprintf("the forward entry's skip to term %d lies past its lists", t))
+						return s.badPositions(doc, fmt.Sprintf("the forward entry's skip to term %d lies past its lists", to))
 					}
-					i, id, pending = t, base, false
+					i, id, pending = to, base, false
 					pairs, rest = c.all[fo:], all[po:]
 				}
 			}
