@@ -245,26 +245,31 @@ func (c *fwdCursor) next() bool {
 	if c.i >= c.count {
 		return false
 	}
-	b := c.pairs
-	d, k1 := binary.Uvarint(b)
-	if k1 <= 0 {
+	d, f, rest, ok := decodePair(c.pairs, c.i == 0)
+	if !ok {
 		c.bad = true
 		return false
 	}
-	f, k2 := binary.Uvarint(b[k1:])
-	if k2 <= 0 || f > 1<<32-1 {
-		c.bad = true
-		return false
-	}
-	c.pairs = b[k1+k2:]
-	if c.i > 0 && d == 0 {
-		c.bad = true
-		return false
-	}
+	c.pairs = rest
 	c.id += d
 	c.tf, c.valid = f, true
 	c.i++
 	return true
+}
+
+// decodePair reads a pair of any length from the front of b: the termID
+// delta (0 only for the first pair) and the tf, and what follows; false
+// when it does not decode.
+func decodePair(b []byte, first bool) (d, tf uint64, rest []byte, ok bool) {
+	d, k1 := binary.Uvarint(b)
+	if k1 <= 0 || (!first && d == 0) {
+		return 0, 0, nil, false
+	}
+	tf, k2 := binary.Uvarint(b[k1:])
+	if k2 <= 0 || tf > 1<<32-1 {
+		return 0, 0, nil, false
+	}
+	return d, tf, b[k1+k2:], true
 }
 
 // seek moves to the first term at or after w and reports whether it is w.

@@ -303,22 +303,17 @@ func (r *PositionReader) ReadLists(doc int, ids []TermID, lists []PosList) error
 					return nil
 				}
 				// The next pair: mostly a one-byte delta (not 0) and a
-				// one-byte tf (fwdCursor.nextShort), else as next reads it.
+				// one-byte tf (fwdCursor.nextShort), else any (decodePair).
 				if len(pairs) >= 2 && pairs[0]-1 < 0x7f && pairs[1] < 0x80 {
 					id += uint64(pairs[0])
 					tf = uint64(pairs[1])
 					pairs = pairs[2:]
 				} else {
-					d, k1 := binary.Uvarint(pairs)
-					if k1 <= 0 {
+					d, f, after, ok := decodePair(pairs, i == 0)
+					if !ok {
 						return s.badForward(doc)
 					}
-					f, k2 := binary.Uvarint(pairs[k1:])
-					if k2 <= 0 || f > 1<<32-1 || (i > 0 && d == 0) {
-						return s.badForward(doc)
-					}
-					id, tf = id+d, f
-					pairs = pairs[k1+k2:]
+					id, tf, pairs = id+d, f, after
 				}
 				i++
 				pending = true
