@@ -65,6 +65,7 @@ type wordsVisit struct {
 	driver  []uint16 // the driver's documents
 	decoded []uint16 // the driver's documents, when its list is chunked
 	cands   []int32  // documents that passed every word's bits
+	filters []rowFilter
 	vids    []segment.TermID
 	vterm   []int // by vids index: its term
 	vtf     []uint32
@@ -283,7 +284,11 @@ func (w *wordsVisit) setupPhrases(seg *segment.Segment, si int, q *compiled) {
 // all the documents left overlap their cache misses, where testing each
 // document against every row in turn would wait on the miss of each
 // mispredicted test: a shared row holds the bits of about a fifth of the
-// documents, at random, which no predictor learns.
+// documents, at random, which no predictor learns. Once few documents are
+// left, the rows still to test are tested together (filterRows): a row at
+// a time, each row's pass waits for the misses of the pass before (its
+// documents are those that pass left), where together every bit of every
+// document left is asked for at once.
 func (w *wordsVisit) match(seg *segment.Segment) {
 	cands := w.cands[:0]
 	for _, d := range w.driver {
@@ -293,10 +298,11 @@ func (w *wordsVisit) match(seg *segment.Segment) {
 		cands = filterRow(cands, seg.Live(), 0)
 	}
 	rank := uint(seg.Rank())
+	filters := w.filters[:0]
 	for _, i := range w.order {
 		t := &w.terms[i]
 		switch {
-		case t.list:
+		case t.list: // lists come first in w.order: they filter before any row
 			j := 0
 			for _, d := range cands {
 				if f, ok := t.freqs.Of(int(d)); f != 0 || !ok { // !ok: 255 or more
@@ -306,23 +312,47 @@ func (w *wordsVisit) match(seg *segment.Segment) {
 			}
 			cands = cands[:j]
 		case t.row != nil:
-			cands = filterRow(cands, t.row, 0)
+			filters = append(filters, rowFilter{t.row, 0})
 		default:
 			for _, r := range w.rows[t.rows[1]:t.rows[2]] {
-				cands = filterRow(cands, r, rank)
+				filters = append(filters, rowFilter{r, rank})
 			}
 			for _, r := range w.rows[t.rows[0]:t.rows[1]] {
-				cands = filterRow(cands, r, 0)
+				filters = append(filters, rowFilter{r, 0})
 			}
 		}
 	}
 	for i := range w.phrases {
 		ph := &w.phrases[i]
 		for _, r := range w.rows[ph.rows[0]:ph.rows[1]] {
-			cands = filterRow(cands, r, 0)
+			filters = append(filters, rowFilter{r, 0})
 		}
 	}
+	for i, f := range filters {
+		if len(cands) <= rowsTogether {
+			cands = filterRows(cands, filters[i:])
+			break
+		}
+		cands = filterRow(cands, f.row, f.shift)
+	}
+	w.filters = filters
 	w.cands = cands
+}
+
+// rowsTogether is how few documents left make match test the rows left
+// together (filterRows). With more, a row at a time passes fewer documents
+// to the next row, which pays: the first rows rule out most of them.
+const rowsTogether = 8
+
+// pageAhead is how few candidates of a ranked visit have their document
+// records prefetched before they are scored (verifyRank).
+const pageAhead = 32
+
+// rowFilter is a row a visit's candidates must have their bit set in, and
+// its rank (the shift from a document to its bit).
+type rowFilter struct {
+	row   []uint64
+	shift uint
 }
 
 // filterRow keeps, in place, the documents d of docs whose bit d >> shift
@@ -333,6 +363,23 @@ func filterRow(docs []int32, row []uint64, shift uint) []int32 {
 		h := uint(d) >> shift
 		docs[j] = d
 		j += int(row[h>>6] >> (h & 63) & 1)
+	}
+	return docs[:j]
+}
+
+// filterRows keeps, in place, the documents of docs whose bits are set in
+// every one of rows (filterRow), reading all the bits of a document before
+// deciding it, so that their loads do not wait on each other.
+func filterRows(docs []int32, rows []rowFilter) []int32 {
+	j := 0
+	for _, d := range docs {
+		bit := uint64(1)
+		for _, f := range rows {
+			h := uint(d) >> f.shift
+			bit &= f.row[h>>6] >> (h & 63)
+		}
+		docs[j] = d
+		j += int(bit & 1)
 	}
 	return docs[:j]
 }
@@ -351,6 +398,15 @@ func (w *wordsVisit) verifyRank(ctx context.Context, seg *segment.Segment, si in
 			if t := &w.terms[i]; t.shared() {
 				t.fps = seg.FalsePositives(q.ents[t.ti][si])
 			}
+		}
+	}
+	if k > 0 && len(w.cands) <= pageAhead {
+		// A hit that ties another's score is ordered by its key, which
+		// its document record locates: asked for now, the records of a
+		// few candidates arrive while they are verified and scored (and
+		// are at hand for the page).
+		for _, d := range w.cands {
+			seg.PrefetchDoc(int(d))
 		}
 	}
 	for ci, doc := range w.cands {

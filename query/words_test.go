@@ -215,3 +215,33 @@ func TestFilterRow(t *testing.T) {
 		}
 	}
 }
+
+// TestFilterRows checks that testing rows together keeps the documents
+// that testing them one after another keeps, in order, with rows of rank
+// 0 and of higher ranks.
+func TestFilterRows(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(7, 12))
+	for trial := range 500 {
+		docs := make([]int32, rnd.IntN(40))
+		for i := range docs {
+			docs[i] = int32(rnd.IntN(4096))
+		}
+		rows := make([]rowFilter, 1+rnd.IntN(7))
+		for i := range rows {
+			shift := uint(rnd.IntN(4))
+			words := make([]uint64, 4096>>shift/64)
+			for j := range words {
+				words[j] = rnd.Uint64()&rnd.Uint64() | rnd.Uint64()&rnd.Uint64()
+			}
+			rows[i] = rowFilter{words, shift}
+		}
+		want := append([]int32(nil), docs...)
+		for _, r := range rows {
+			want = filterRow(want, r.row, r.shift)
+		}
+		got := filterRows(append([]int32(nil), docs...), rows)
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Fatalf("trial %d: filterRows kept %v, one row at a time %v", trial, got, want)
+		}
+	}
+}
