@@ -518,22 +518,18 @@ type scored struct {
 	doc   int32
 }
 
-// topK keeps the k best results of the segments segs (of any of them) in
-// a min-heap: the higher score first, ties to the smaller key, as the final
-// order (sorted) has it, so that the first page does not depend on which
-// ties a heap kept.
+// topK keeps the k best results of the segments segs (of any of them):
+// the higher score first, ties to the smaller key, as the final order
+// (sorted) has it, so that the first page does not depend on which ties a
+// heap kept. The items are a min-heap by score alone; a key is read (a
+// cache miss or two: the document's record, then its key) only to choose
+// between results of the lowest score, when one of them must leave. In a
+// dictionary many documents tie, and most of their ties never decide
+// anything.
 type topK struct {
 	k     int
 	segs  []*segment.Segment
 	items []scored
-}
-
-// less orders worse results first: lower score, then larger key.
-func (t *topK) less(a, b scored) bool {
-	if a.score != b.score {
-		return a.score < b.score
-	}
-	return t.compareKeys(a, b) > 0
 }
 
 // compareKeys compares the keys of two results, as strings.Compare would.
@@ -544,26 +540,47 @@ func (t *topK) compareKeys(a, b scored) int {
 func (t *topK) push(x scored) {
 	if len(t.items) < t.k {
 		t.items = append(t.items, x)
-		for i := len(t.items) - 1; i > 0; {
-			p := (i - 1) / 2
-			if !t.less(t.items[i], t.items[p]) {
-				break
-			}
-			t.items[i], t.items[p] = t.items[p], t.items[i]
-			i = p
+		t.up(len(t.items) - 1)
+		return
+	}
+	low := t.items[0].score
+	if x.score < low {
+		return
+	}
+	// The worst result kept: of those of the lowest score, the largest key.
+	w := 0
+	for i := 1; i < len(t.items); i++ {
+		if t.items[i].score == low && t.compareKeys(t.items[i], t.items[w]) > 0 {
+			w = i
 		}
+	}
+	if x.score == low && t.compareKeys(x, t.items[w]) >= 0 {
 		return
 	}
-	if !t.less(t.items[0], x) {
-		return
+	t.items[w] = x
+	t.down(w)
+}
+
+// up moves item i towards the root while it scores below its parent.
+func (t *topK) up(i int) {
+	for i > 0 {
+		p := (i - 1) / 2
+		if t.items[i].score >= t.items[p].score {
+			return
+		}
+		t.items[i], t.items[p] = t.items[p], t.items[i]
+		i = p
 	}
-	t.items[0] = x
-	for i := 0; ; {
+}
+
+// down moves item i away from the root while a child scores below it.
+func (t *topK) down(i int) {
+	for {
 		l, m := 2*i+1, i
-		if l < len(t.items) && t.less(t.items[l], t.items[m]) {
+		if l < len(t.items) && t.items[l].score < t.items[m].score {
 			m = l
 		}
-		if r := l + 1; r < len(t.items) && t.less(t.items[r], t.items[m]) {
+		if r := l + 1; r < len(t.items) && t.items[r].score < t.items[m].score {
 			m = r
 		}
 		if m == i {
