@@ -256,6 +256,8 @@ type segmentBuilder struct {
 	pairs        *pairSet
 	pairPostings int64
 	m0, mh       int
+	place0       rowPlacer // where terms' rows are among the m0 of rank 0
+	placeH       rowPlacer // and among the mh of the higher rank
 	sig          *signature
 	rowStart     []int32
 	rowsOf       []int32
@@ -376,6 +378,7 @@ func (b *segmentBuilder) layoutRows() {
 	if b.mh == 0 {
 		rank = 0
 	}
+	b.place0, b.placeH = newRowPlacer(b.m0), newRowPlacer(b.mh)
 	b.sig = newSignature(b.n, 1+b.private+b.m0, b.mh, rank)
 
 	b.rowStart = make([]int32, len(b.terms)+1)
@@ -387,7 +390,7 @@ func (b *segmentBuilder) layoutRows() {
 			b.rowsOf = append(b.rowsOf, int32(w&^privateFlag))
 		case w&listFlag == 0:
 			k0, kh := decodeShared(w)
-			tmp = termRows(tmp[:0], termHash(b.terms[li]), k0, kh, 1+b.private, b.m0, b.mh)
+			tmp = termRows(tmp[:0], termHash(b.terms[li]), k0, kh, 1+b.private, &b.place0, &b.placeH)
 			for _, r := range tmp {
 				b.rowsOf = append(b.rowsOf, int32(r))
 			}
@@ -481,7 +484,7 @@ func (b *segmentBuilder) postDocument(doc int, d *Doc, nb int, sc *postScratch) 
 	b.fwdOff[doc+1] = uint64(len(b.fwd))
 
 	b.pairs.each(doc, func(h uint64) {
-		sc.rank0 = termRows(sc.rank0[:0], h, b.p.PairK, 0, 1+b.private, b.m0, b.mh)
+		sc.rank0 = termRows(sc.rank0[:0], h, b.p.PairK, 0, 1+b.private, &b.place0, &b.placeH)
 		for _, r := range sc.rank0 {
 			b.sig.set(doc, r)
 		}

@@ -560,7 +560,7 @@ func (s *Segment) PairRows(dst []int, a, b uint64) []int {
 	if s.hdr.PairK == 0 {
 		return dst
 	}
-	return termRows(dst, pairHash(a, b), s.hdr.PairK, 0, 1+s.hdr.PrivateRows, s.hdr.SharedRows, s.hdr.HighRows)
+	return termRows(dst, pairHash(a, b), s.hdr.PairK, 0, 1+s.hdr.PrivateRows, &s.place0, &s.placeH)
 }
 
 // PairsIndexed reports whether the segment set the pair rows of two words

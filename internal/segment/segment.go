@@ -45,6 +45,10 @@ type Segment struct {
 	live   []uint64 // the live row: row 0, or a copy with deleted documents cleared
 	nlive  int
 
+	// where terms' shared rows are, among those of rank 0 and of the
+	// higher rank (termRows)
+	place0, placeH rowPlacer
+
 	// the mean density of the shared rows of rank 0 and of the higher rank
 	// (SharedDensity)
 	sharedDens, highDens float64
@@ -169,6 +173,7 @@ func (r *segmentReader) params() error {
 	if h.PairK < 0 || h.PairK > maxK || h.PairPostings < 0 || (h.PairK == 0 && h.PairPostings != 0) {
 		return r.bad(secParams, "inconsistent word pairs (%d rows each, %d postings)", h.PairK, h.PairPostings)
 	}
+	r.s.place0, r.s.placeH = newRowPlacer(h.SharedRows), newRowPlacer(h.HighRows)
 	return nil
 }
 
@@ -591,7 +596,7 @@ func (s *Segment) TermRowsOf(dst []int, h uint64, t Treatment) []int {
 	if t.List {
 		return dst
 	}
-	return termRows(dst, h, t.K, t.KHigh, 1+s.hdr.PrivateRows, s.hdr.SharedRows, s.hdr.HighRows)
+	return termRows(dst, h, t.K, t.KHigh, 1+s.hdr.PrivateRows, &s.place0, &s.placeH)
 }
 
 // DocInfo describes one document of a segment.

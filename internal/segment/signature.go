@@ -66,19 +66,19 @@ func sharedWord(k0, kh int) uint32 { return uint32(k0) | uint32(kh)<<6 }
 func decodeShared(w uint32) (k0, kh int) { return int(w & 63), int(w >> 6 & 63) }
 
 // termRows appends the numbers of a shared term's rows, given its row counts
-// (k0, kh): k0 distinct rank-0 rows among the m0 that start at row first,
-// then kh distinct higher-rank rows among the mh that follow them.
-func termRows(dst []int, h uint64, k0, kh, first, m0, mh int) []int {
+// (k0, kh): k0 distinct rank-0 rows among the p0.m that start at row first,
+// then kh distinct higher-rank rows among the ph.m that follow them.
+func termRows(dst []int, h uint64, k0, kh, first int, p0, ph *rowPlacer) []int {
 	start := len(dst)
-	dst = sharedRows(dst, h, k0, m0)
+	dst = p0.rows(dst, h, k0)
 	for i := start; i < len(dst); i++ {
 		dst[i] += first
 	}
 	if kh > 0 {
 		start = len(dst)
-		dst = sharedRows(dst, rankHash(h), kh, mh)
+		dst = ph.rows(dst, rankHash(h), kh)
 		for i := start; i < len(dst); i++ {
-			dst[i] += first + m0
+			dst[i] += first + int(p0.m)
 		}
 	}
 	return dst

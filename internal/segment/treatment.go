@@ -249,6 +249,97 @@ func sharedRows(dst []int, h uint64, k, m int) []int {
 	return dst
 }
 
+// rowPlacer is sharedRows for one number of rows m, its divisions done
+// once, when a segment is opened or built: a query places each of its
+// shared words in each segment it visits. A remainder by m or by m−1 is
+// then two multiplications (Lemire, Kaser and Kurz, "Faster remainder by
+// direct computation", 2019), and whether the step shares a factor with m
+// is a multiplication for each distinct prime of m, where gcd loops. It
+// places every term where sharedRows does (a row count of 2³² or more, which
+// no segment reaches, is left to sharedRows).
+type rowPlacer struct {
+	m       uint64
+	cm, cm1 uint64    // ⌈2⁶⁴/m⌉ and ⌈2⁶⁴/(m−1)⌉: x mod m = hi(lo(cm·x)·m), for x < 2³²
+	primes  [9]uint64 // ⌈2⁶⁴/p⌉ for each distinct prime p of m: p | x ⇔ lo(x·⌈2⁶⁴/p⌉) < ⌈2⁶⁴/p⌉
+	np      int       // (nine primes make more than 2³²)
+	wide    bool      // m ≥ 2³²
+}
+
+// newRowPlacer returns the placer of terms among m shared rows.
+func newRowPlacer(m int) rowPlacer {
+	p := rowPlacer{m: uint64(max(m, 0))}
+	if p.m >= 1<<32 {
+		p.wide = true
+		return p
+	}
+	if p.m > 0 {
+		p.cm = ^uint64(0)/p.m + 1 // 0 for m = 1, where every remainder is 0
+	}
+	if p.m > 2 {
+		p.cm1 = ^uint64(0)/(p.m-1) + 1
+	}
+	n := p.m
+	for q := uint64(2); q*q <= n; q++ {
+		if n%q == 0 {
+			p.primes[p.np], p.np = ^uint64(0)/q+1, p.np+1
+			for n%q == 0 {
+				n /= q
+			}
+		}
+	}
+	if n > 1 {
+		p.primes[p.np], p.np = ^uint64(0)/n+1, p.np+1
+	}
+	return p
+}
+
+// rows appends the k distinct rows of a term with hash h, as sharedRows(dst,
+// h, k, m) does.
+func (p *rowPlacer) rows(dst []int, h uint64, k int) []int {
+	if p.wide {
+		return sharedRows(dst, h, k, int(p.m))
+	}
+	m := p.m
+	if m == 0 || k <= 0 {
+		return dst
+	}
+	h1 := remainder(h&0xffffffff, p.cm, m)
+	h2 := uint64(1)
+	if m > 2 {
+		h2 = 1 + remainder(h>>32, p.cm1, m-1)
+		for p.sharesFactor(h2) {
+			if h2++; h2 == m {
+				h2 = 1
+			}
+		}
+	}
+	pos := h1
+	for i := 0; i < min(k, int(m)); i++ {
+		dst = append(dst, int(pos))
+		if pos += h2; pos >= m {
+			pos -= m
+		}
+	}
+	return dst
+}
+
+// remainder is x mod d for x, d < 2³², given c = ⌈2⁶⁴/d⌉.
+func remainder(x, c, d uint64) uint64 {
+	hi, _ := bits.Mul64(c*x, d)
+	return hi
+}
+
+// sharesFactor reports whether x (0 < x < 2³²) has a prime factor in
+// common with m.
+func (p *rowPlacer) sharesFactor(x uint64) bool {
+	for _, c := range p.primes[:p.np] {
+		if x*c <= c-1 {
+			return true
+		}
+	}
+	return false
+}
+
 // rankHash derives the hash that places a term's higher-rank rows from its
 // term hash (the splitmix64 finalizer of h plus a constant).
 func rankHash(h uint64) uint64 {
@@ -260,8 +351,6 @@ func rankHash(h uint64) uint64 {
 
 // gcd is the greatest common divisor of a and b, by Stein's binary
 // algorithm: shifts and subtractions, where Euclid's divides at every step.
-// A query finds the rows of each of its shared words in each segment
-// (sharedRows), so this is on its path.
 func gcd(a, b uint64) uint64 {
 	if a == 0 || b == 0 {
 		return a | b

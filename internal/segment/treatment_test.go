@@ -2,6 +2,7 @@ package segment
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/bitsieve/bitsieve/internal/doclist"
@@ -91,6 +92,35 @@ func TestSharedRowsDistinct(t *testing.T) {
 	}
 }
 
+// TestRowPlacer checks that a placer puts every term where sharedRows
+// does: for every row count up to 3,000, for row counts with many prime
+// factors or one large one, and up to the largest it handles.
+func TestRowPlacer(t *testing.T) {
+	check := func(m int, h uint64, k int) {
+		t.Helper()
+		p := newRowPlacer(m)
+		if got, want := p.rows(nil, h, k), sharedRows(nil, h, k, m); !slices.Equal(got, want) {
+			t.Fatalf("m=%d h=%#x k=%d: placer %v, sharedRows %v", m, h, k, got, want)
+		}
+	}
+	x := uint64(0x9e3779b97f4a7c15)
+	next := func() uint64 { x = rankHash(x); return x }
+	for m := 0; m <= 3000; m++ {
+		for range 40 {
+			check(m, next(), 1+int(x%7))
+		}
+	}
+	for _, m := range []int{65536, 65537, 30030, 510510, 9699690, 223092870, 1 << 31, 1<<31 - 1, 1<<32 - 5, 1<<32 - 1, 1 << 32, 1<<32 + 15} {
+		for range 2000 {
+			check(m, next(), 1+int(x%12))
+		}
+		// High halves that land on multiples of m's factors.
+		for i := range uint64(200) {
+			check(m, i<<32|next()&0xffffffff, 4)
+		}
+	}
+}
+
 // TestGCD checks the binary gcd against Euclid's, on small numbers
 // exhaustively and on large ones: the rows a term is placed in depend on
 // it (sharedRows), so the indexes written before it must still read right.
@@ -145,5 +175,18 @@ func TestListTail(t *testing.T) {
 	}
 	if got := (Params{Density: 0.2, SNR: 30, KMin: 1, KMax: 12, Rank: 3}).withTail(rare, 4000).ListDensity; got != 0 {
 		t.Errorf("no lists: list density %v", got)
+	}
+}
+
+// BenchmarkTermRows places a shared word's rows in a segment, of rank 0
+// and of the higher rank, as a query does for each of its shared words in
+// each segment it visits.
+func BenchmarkTermRows(b *testing.B) {
+	p0, ph := newRowPlacer(1237), newRowPlacer(1001)
+	dst := make([]int, 0, 16)
+	h := uint64(0x9e3779b97f4a7c15)
+	for b.Loop() {
+		h = rankHash(h)
+		dst = termRows(dst[:0], h, 4, 2, 100, &p0, &ph)
 	}
 }
