@@ -261,7 +261,7 @@ type rowPlacer struct {
 	m       uint64
 	cm, cm1 uint64    // ⌈2⁶⁴/m⌉ and ⌈2⁶⁴/(m−1)⌉: x mod m = hi(lo(cm·x)·m), for x < 2³²
 	primes  [9]uint64 // ⌈2⁶⁴/p⌉ for each distinct prime p of m: p | x ⇔ lo(x·⌈2⁶⁴/p⌉) < ⌈2⁶⁴/p⌉
-	np      int       // (nine primes make more than 2³²)
+	np      int       // at most nine: the first ten primes multiply to more than 2³²
 	wide    bool      // m ≥ 2³²
 }
 
