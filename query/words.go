@@ -62,10 +62,10 @@ type wordsVisit struct {
 	drv     int        // the term whose list drives the visit
 	rows    [][]uint64 // the shared rows of every term
 	rowBuf  []int
-	driver  []uint16 // the driver's documents
-	decoded []uint16 // the driver's documents, when its list is chunked
-	cands   []int32  // documents that passed every word's bits
-	filters []rowFilter
+	driver  []uint16    // the driver's documents
+	decoded []uint16    // the driver's documents, when its list is chunked
+	cands   []int32     // documents that passed every word's bits
+	filters []rowFilter // the rows match tests the candidates against, in order
 	vids    []segment.TermID
 	vterm   []int // by vids index: its term
 	vtf     []uint32
