@@ -25,6 +25,7 @@ type Searcher struct {
 	workers   atomic.Int64    // goroutines per query (SetWorkers)
 	inv       *inverted.Index // non-nil: match from postings (NewInvertedSearcher)
 	segIdx    map[*segment.Segment]int
+	order     []int          // the segments in the order they are searched (segmentOrder)
 	divisors  *boundDivisors // for the snapshot's average document length
 }
 
@@ -41,6 +42,7 @@ func NewSearcher(ix *index.Index) (*Searcher, error) {
 	for i, seg := range ix.Segments() {
 		s.segIdx[seg] = i
 	}
+	s.order = segmentOrder(nil, ix.Segments())
 	return s, nil
 }
 
@@ -293,7 +295,7 @@ type queryState struct {
 	parts   []segResult
 	tops    []topK // each worker's k best, over the segments it searched
 	cands   []int32
-	order   []int        // the segments in the order they are searched (segmentOrder)
+	order   []int        // the segments the query can match, in the order they are searched
 	next    atomic.Int64 // the next position in order
 	wg      sync.WaitGroup
 	floor   scoreFloor
@@ -321,8 +323,8 @@ func (s *Searcher) begin(q string, rank bool) (*queryState, error) {
 	return st, nil
 }
 
-// prefetchHeads asks for the first bytes that the visits of segs, in
-// order, will read of the query's words (segment.PrefetchTerm), before the
+// prefetchHeads asks for the first bytes that the visits of the segments
+// in order (those the query can match) will read of the query's words (segment.PrefetchTerm), before the
 // first visit. A visit reads little of a segment, but each read waits on a
 // cache miss, and the next read depends on it: with the words' lists and
 // private rows asked for all at once, the first misses of every segment
@@ -331,9 +333,6 @@ func (s *Searcher) begin(q string, rank bool) (*queryState, error) {
 // microsecond or two.)
 func (q *compiled) prefetchHeads(segs []*segment.Segment, order []int) {
 	for _, si := range order {
-		if !q.canMatch(si) {
-			continue
-		}
 		for ti := range q.terms {
 			segs[si].PrefetchTerm(q.ents[ti][si])
 		}
@@ -358,7 +357,12 @@ func (s *Searcher) match(ctx context.Context, st *queryState, k int) error {
 	segs := s.ix.Segments()
 	st.parts = slices.Grow(st.parts[:0], len(segs))[:len(segs)]
 	clear(st.parts)
-	st.order = segmentOrder(st.order[:0], segs)
+	st.order = st.order[:0]
+	for _, si := range s.order {
+		if st.c.canMatch(si) {
+			st.order = append(st.order, si)
+		}
+	}
 	st.floor.reset()
 	st.blockRank.Store(0)
 	workers := max(1, min(st.workers, len(segs)))
@@ -370,7 +374,7 @@ func (s *Searcher) match(ctx context.Context, st *queryState, k int) error {
 	if _, one := st.c.root.(*Term); s.inv == nil && !(one && k == 0) {
 		st.c.prefetchHeads(segs, st.order)
 	}
-	s.inRound(ctx, st, k, workers, roundSearch, len(segs))
+	s.inRound(ctx, st, k, workers, roundSearch, len(st.order))
 	if n := st.queueSegments(); n > 0 {
 		s.inRound(ctx, st, k, workers, roundBlocks, n)
 	}
@@ -441,13 +445,10 @@ func (s *Searcher) searchSegments(ctx context.Context, st *queryState, k int, ca
 	now := clock() // where the next segment's time starts
 	for {
 		n := int(st.next.Add(1) - 1)
-		if n >= len(segs) || ctx.Err() != nil {
+		if n >= len(st.order) || ctx.Err() != nil {
 			return
 		}
 		i := st.order[n]
-		if !q.canMatch(i) {
-			continue
-		}
 		if t, ok := q.root.(*Term); ok && k == 0 {
 			// One word: its live document frequency is the exact count,
 			// straight from its lexicon entry, with nothing to plan.
@@ -535,7 +536,7 @@ func (s *Searcher) Count(ctx context.Context, q string) (int, error) {
 
 // Search runs a query: match, verify, rank, and snippets for the page.
 func (s *Searcher) Search(ctx context.Context, req Request) (*Result, error) {
-	start := time.Now()
+	start := clock()
 	if req.Limit <= 0 {
 		req.Limit = DefaultLimit
 	}
@@ -546,7 +547,7 @@ func (s *Searcher) Search(ctx context.Context, req Request) (*Result, error) {
 	}
 	defer s.states.Put(st)
 	if req.Admit != nil {
-		parsed := time.Since(start)
+		parsed := clock() - start
 		workers, release, err := req.Admit(s.costOf(&st.c))
 		if err != nil {
 			return nil, err
@@ -555,11 +556,11 @@ func (s *Searcher) Search(ctx context.Context, req Request) (*Result, error) {
 		if workers > 0 {
 			st.workers = workers
 		}
-		start = time.Now().Add(-parsed) // the wait for admission is not the search's time
+		start = clock() - parsed // the wait for admission is not the search's time
 	}
 	q := &st.c
 	res := &Result{Query: req.Query, Hits: []Hit{}}
-	res.Stages.Parse = time.Since(start)
+	res.Stages.Parse = clock() - start
 
 	segs := s.ix.Segments()
 	k := 0
@@ -589,7 +590,7 @@ func (s *Searcher) Search(ctx context.Context, req Request) (*Result, error) {
 	}
 	res.FalsePositives = res.Candidates - res.Total
 	if !req.CountOnly {
-		t := time.Now()
+		t := clock()
 		ranked := all.sorted()
 		if req.Offset < len(ranked) {
 			ranked = ranked[req.Offset:min(len(ranked), req.Offset+req.Limit)]
@@ -630,9 +631,9 @@ func (s *Searcher) Search(ctx context.Context, req Request) (*Result, error) {
 			}
 			res.Hits = append(res.Hits, h)
 		}
-		res.Stages.Snip = time.Since(t)
+		res.Stages.Snip = clock() - t
 	}
-	res.Took = time.Since(start)
+	res.Took = clock() - start
 	res.TookMicros = res.Took.Microseconds()
 	return res, nil
 }
@@ -790,7 +791,7 @@ func expandPrefix(ix *index.Index, prefix string) ([]string, error) {
 var epoch = time.Now()
 
 // clock reads the monotonic clock alone, as a duration since epoch: one
-// clock read where time.Now makes two (wall and monotonic time), for
-// searchSegment, which reads it once or twice for every segment a query
+// clock read where time.Now makes two (wall and monotonic time), for Search
+// and searchSegment, which reads it once or twice for every segment a query
 // visits.
 func clock() time.Duration { return time.Since(epoch) }
