@@ -441,6 +441,12 @@ func segmentOrder(dst []int, segs []*segment.Segment) []int {
 func (s *Searcher) searchSegments(ctx context.Context, st *queryState, k int, cands *[]int32, top *topK) {
 	an := s.analyzers.Get().(*tokenize.Analyzer)
 	defer s.analyzers.Put(an)
+	var visit *wordsVisit // taken at the first segment searched word by word
+	defer func() {
+		if visit != nil {
+			wordsVisits.Put(visit)
+		}
+	}()
 	segs, q, avgdl := s.ix.Segments(), &st.c, s.ix.AvgDocLen()
 	now := clock() // where the next segment's time starts
 	for {
@@ -461,7 +467,10 @@ func (s *Searcher) searchSegments(ctx context.Context, st *queryState, k int, ca
 			continue
 		}
 		if q.words && q.listIn(i) && wordsPath {
-			st.parts[i], now = s.searchWords(ctx, segs[i], i, q, k, avgdl, top, &st.floor, now)
+			if visit == nil {
+				visit = wordsVisits.Get().(*wordsVisit)
+			}
+			st.parts[i], now = s.searchWords(ctx, visit, segs[i], i, q, k, avgdl, top, &st.floor, now)
 			continue
 		}
 		st.parts[i], now = s.searchSegment(ctx, segs[i], i, q, k, avgdl, an, cands, top, &st.floor, now)

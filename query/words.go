@@ -57,22 +57,26 @@ type wordPhrase struct {
 // wordsVisit is the memory of searchWords, reused across segments and
 // queries (wordsVisits).
 type wordsVisit struct {
-	terms   []wordTerm // in the query's order
-	order   []int      // the terms other than the driver, in the order they are tested
-	drv     int        // the term whose list drives the visit
-	rows    [][]uint64 // the shared rows of every term
-	rowBuf  []int
-	driver  []uint16    // the driver's documents
-	decoded []uint16    // the driver's documents, when its list is chunked
-	cands   []int32     // documents that passed every word's bits
-	filters []rowFilter // the rows match tests the candidates against, in order
-	vids    []segment.TermID
-	vterm   []int // by vids index: its term
-	vtf     []uint32
-	ids     []segment.TermID // every word's termID, ascending, for a frequency only the forward index holds
-	iterm   []int
-	itf     []uint32
-	tf      []uint32 // by term: the frequencies of the document being scored
+	terms    []wordTerm // in the query's order
+	order    []int      // the terms other than the driver, in the order they are tested
+	orderKey []uint64   // the key order is sorted by: class << 32 | df
+	drv      int        // the term whose list drives the visit
+	rows     [][]uint64 // the shared rows of every term
+	rowBuf   []int
+	driver   []uint16    // the driver's documents
+	decoded  []uint16    // the driver's documents, when its list is chunked
+	cands    []int32     // documents that passed every word's bits
+	filters  []rowFilter // the rows match tests the candidates against, in order
+	vids     []segment.TermID
+	vterm    []int // by vids index: its term
+	vtf      []uint32
+	// Every word's termID, for a frequency only the forward index holds
+	// and for a phrase's positions, ascending once idsSorted (sortIDs).
+	ids       []segment.TermID
+	iterm     []int
+	idsSorted bool
+	itf       []uint32
+	tf        []uint32 // by term: the frequencies of the document being scored
 
 	phrases []wordPhrase
 	slots   []int // the phrases' slots
@@ -120,12 +124,11 @@ func (q *compiled) listIn(si int) bool {
 
 // searchWords searches segment si for a conjunction of words (q.words)
 // one of which has a list there, keeping the k best hits in top (k = 0
-// counts). Its time starts at t0, as searchSegment's does, and it returns
-// the clock at its end.
-func (s *Searcher) searchWords(ctx context.Context, seg *segment.Segment, si int, q *compiled, k int, avgdl float64, top *topK, floor *scoreFloor, t0 time.Duration) (segResult, time.Duration) {
+// counts), in the memory of w (a worker's, for all the segments it visits).
+// Its time starts at t0, as searchSegment's does, and it returns the clock
+// at its end.
+func (s *Searcher) searchWords(ctx context.Context, w *wordsVisit, seg *segment.Segment, si int, q *compiled, k int, avgdl float64, top *topK, floor *scoreFloor, t0 time.Duration) (segResult, time.Duration) {
 	var r segResult
-	w := wordsVisits.Get().(*wordsVisit)
-	defer wordsVisits.Put(w)
 	w.setup(seg, si, q)
 	w.match(seg)
 	r.candidates = len(w.cands)
@@ -186,8 +189,11 @@ func (w *wordsVisit) setup(seg *segment.Segment, si int, q *compiled) {
 	for i, ti := range w.vterm {
 		w.terms[ti].vi = i
 	}
-	sortIDs(w.ids, w.iterm)
+	w.idsSorted = false
 	w.setupPhrases(seg, si, q)
+	if len(w.phrases) > 0 {
+		w.sortIDs() // for the position lists of every candidate
+	}
 	// A plain list is read in place; a chunked one is decoded.
 	if l := seg.ListOf(q.ents[w.terms[w.drv].ti][si]); l.Chunked() {
 		w.decoded = l.AppendTo(w.decoded[:0])
@@ -196,30 +202,27 @@ func (w *wordsVisit) setup(seg *segment.Segment, si int, q *compiled) {
 		w.driver = l.Plain()
 	}
 
-	w.order = w.order[:0]
+	// The order: by class (list, private row, shared rows), then by df,
+	// ties in the query's order, as one key each, sorted by insertion.
+	w.order, w.orderKey = w.order[:0], w.orderKey[:0]
 	for i := range w.terms {
-		if i != w.drv {
-			w.order = append(w.order, i)
+		if i == w.drv {
+			continue
 		}
-	}
-	class := func(i int) int {
+		class := uint64(2)
 		switch t := &w.terms[i]; {
 		case t.list:
-			return 0
+			class = 0
 		case t.row != nil:
-			return 1
+			class = 1
 		}
-		return 2
-	}
-	for i := 1; i < len(w.order); i++ {
-		for j := i; j > 0; j-- {
-			a, b := w.order[j], w.order[j-1]
-			ca, cb := class(a), class(b)
-			if ca > cb || (ca == cb && q.ents[w.terms[a].ti][si].DF >= q.ents[w.terms[b].ti][si].DF) {
-				break
-			}
-			w.order[j], w.order[j-1] = b, a
+		key := class<<32 | uint64(q.ents[w.terms[i].ti][si].DF)
+		j := len(w.order)
+		w.order, w.orderKey = append(w.order, i), append(w.orderKey, key)
+		for ; j > 0 && w.orderKey[j-1] > key; j-- {
+			w.order[j], w.orderKey[j] = w.order[j-1], w.orderKey[j-1]
 		}
+		w.order[j], w.orderKey[j] = i, key
 	}
 	n := len(w.terms)
 	w.vtf = growUint32(w.vtf, len(w.vids))
@@ -471,6 +474,7 @@ func (w *wordsVisit) verifyRank(ctx context.Context, seg *segment.Segment, si in
 			w.tf[i] = f
 		}
 		if forward {
+			w.sortIDs()
 			if err := seg.ForwardLookup(d, w.ids, w.itf); err != nil {
 				return err
 			}
@@ -534,6 +538,15 @@ func (w *wordsVisit) score(seg *segment.Segment, si, d int, q *compiled, avgdl f
 	top.push(scored{score: score, seg: int32(si), doc: int32(d)})
 	if len(top.items) == top.k {
 		floor.raise(top.items[0].score)
+	}
+}
+
+// sortIDs sorts w.ids ascending, moving w.iterm with them, once for the
+// segment: few visits need them sorted.
+func (w *wordsVisit) sortIDs() {
+	if !w.idsSorted {
+		sortIDs(w.ids, w.iterm)
+		w.idsSorted = true
 	}
 }
 
