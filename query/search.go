@@ -324,13 +324,13 @@ func (s *Searcher) begin(q string, rank bool) (*queryState, error) {
 }
 
 // prefetchHeads asks for the first bytes that the visits of the segments
-// in order (those the query can match) will read of the query's words (segment.PrefetchTerm), before the
-// first visit. A visit reads little of a segment, but each read waits on a
-// cache miss, and the next read depends on it: with the words' lists and
-// private rows asked for all at once, the first misses of every segment
-// overlap, where visit after visit would wait for them one at a time.
-// (Asked for one segment ahead only, they arrive too late: a visit takes a
-// microsecond or two.)
+// in order (those the query can match) will read of the query's words
+// (segment.PrefetchTerm), before the first visit. A visit reads little of
+// a segment, but each read waits on a cache miss, and the next read
+// depends on it: with the words' lists and private rows asked for all at
+// once, the first misses of every segment overlap, where visit after visit
+// would wait for them one at a time. (Asked for one segment ahead only,
+// they arrive too late: a visit takes a microsecond or two.)
 func (q *compiled) prefetchHeads(segs []*segment.Segment, order []int) {
 	for _, si := range order {
 		for ti := range q.terms {
