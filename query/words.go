@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/bitsieve/bitsieve/internal/doclist"
 	"github.com/bitsieve/bitsieve/internal/segment"
 )
 
@@ -17,11 +18,11 @@ import (
 // its candidates are that list's documents, a few dozen at most, and
 // planning the segment's rows and ranking its blocks would cost more than
 // the documents themselves. Such a visit (searchWords) walks the shortest
-// list document by document and tests each one against the other words: a
-// list or a private row is asked whether it holds the document
-// (segment.Freqs, which also gives its frequency), a word with shared rows
-// has the document's bit tested in each of its rows, rank-r rows first,
-// and so does each row of a phrase's word pairs. The documents that pass
+// list document by document and tests each one against the other words:
+// another list is merged with the documents (doclist.List.Filter), a
+// private row has the document's bit tested, and so has each row of a word
+// with shared rows, rank-r rows first, and each row of a phrase's word
+// pairs. The documents that pass
 // are then verified, as every plan verifies them: against the forward
 // index for the words with shared rows, or, when there is a phrase,
 // against the stored positions of every word. They are scored with BM25
@@ -30,9 +31,10 @@ import (
 
 // wordTerm is one word of a conjunction in the segment being visited.
 type wordTerm struct {
-	ti    int      // its index in the compiled query
-	list  bool     // a list: exact, frequencies in freqs
-	row   []uint64 // a private row: exact, frequencies in freqs
+	ti    int          // its index in the compiled query
+	list  bool         // a list: exact, frequencies in freqs
+	docs  doclist.List // the list's documents
+	row   []uint64     // a private row: exact, frequencies in freqs
 	freqs segment.Freqs
 	// A word with shared rows: its rows of rank 0 and of the segment's
 	// higher rank, as wordsVisit.rows[rows[0]:rows[1]] and [rows[1]:rows[2]],
@@ -157,6 +159,7 @@ func (w *wordsVisit) setup(seg *segment.Segment, si int, q *compiled) {
 		switch {
 		case tr.List:
 			t.list = true
+			t.docs = seg.ListOf(e)
 			t.freqs, _ = seg.FreqsOf(e)
 			if e.DF < shortest {
 				w.drv, shortest = len(w.terms), e.DF
@@ -195,7 +198,7 @@ func (w *wordsVisit) setup(seg *segment.Segment, si int, q *compiled) {
 		w.sortIDs() // for the position lists of every candidate
 	}
 	// A plain list is read in place; a chunked one is decoded.
-	if l := seg.ListOf(q.ents[w.terms[w.drv].ti][si]); l.Chunked() {
+	if l := w.terms[w.drv].docs; l.Chunked() {
 		w.decoded = l.AppendTo(w.decoded[:0])
 		w.driver = w.decoded
 	} else {
@@ -306,14 +309,7 @@ func (w *wordsVisit) match(seg *segment.Segment) {
 		t := &w.terms[i]
 		switch {
 		case t.list: // lists come first in w.order: they filter before any row
-			j := 0
-			for _, d := range cands {
-				if f, ok := t.freqs.Of(int(d)); f != 0 || !ok { // !ok: 255 or more
-					cands[j] = d
-					j++
-				}
-			}
-			cands = cands[:j]
+			cands = t.docs.Filter(cands)
 		case t.row != nil:
 			filters = append(filters, rowFilter{t.row, 0})
 		default:
@@ -455,9 +451,9 @@ func (w *wordsVisit) verifyRank(ctx context.Context, seg *segment.Segment, si in
 		if k == 0 {
 			continue
 		}
-		// A list's or a private row's frequency is read again here, for
-		// the few documents left: match's filters keep none, so that they
-		// move documents alone.
+		// A list's or a private row's frequency is read here, for the few
+		// documents left: match's filters keep none, so that they move
+		// documents alone.
 		forward := false
 		for i := range w.terms {
 			t := &w.terms[i]

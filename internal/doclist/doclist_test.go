@@ -83,3 +83,43 @@ func u16s(b []byte) []uint16 {
 	}
 	return out
 }
+
+// TestFilter checks Filter against Contains, in both encodings, for
+// documents that are sparser, as dense as, and denser than the list, with
+// the list's own documents among them.
+func TestFilter(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	kinds := map[bool]int{}
+	for trial := 0; trial < 600; trial++ {
+		n := 1 + r.IntN(MaxDocs)
+		df := 1 + r.IntN(min(n, 1+r.IntN(3000)))
+		docs := randomList(r, df, n)
+		l := Encode(docs)
+		kinds[l.Chunked()]++
+		probe := randomList(r, 1+r.IntN(min(n, 1+r.IntN(3000))), n)
+		for _, d := range docs { // some of the list's own documents
+			if r.IntN(3) == 0 {
+				probe = append(probe, d)
+			}
+		}
+		slices.Sort(probe)
+		probe = slices.Compact(probe)
+		in := make([]int32, len(probe))
+		var want []int32
+		for i, d := range probe {
+			in[i] = int32(d)
+			if l.Contains(int(d)) {
+				want = append(want, int32(d))
+			}
+		}
+		if got := l.Filter(in); !slices.Equal(got, want) {
+			t.Fatalf("Filter of %d documents by a list of %d (chunked %v): %d kept, want %d", len(probe), df, l.Chunked(), len(got), len(want))
+		}
+	}
+	if kinds[true] == 0 || kinds[false] == 0 {
+		t.Fatalf("encodings used: %v; the test needs both", kinds)
+	}
+	if got := Encode([]uint16{5}).Filter(nil); len(got) != 0 {
+		t.Fatalf("Filter of no documents kept %v", got)
+	}
+}
