@@ -65,8 +65,6 @@ type wordsVisit struct {
 	drv      int        // the term whose list drives the visit
 	rows     [][]uint64 // the shared rows of every term
 	rowBuf   []int
-	driver   []uint16    // the driver's documents
-	decoded  []uint16    // the driver's documents, when its list is chunked
 	cands    []int32     // documents that passed every word's bits
 	filters  []rowFilter // the rows match tests the candidates against, in order
 	vids     []segment.TermID
@@ -146,9 +144,10 @@ func (s *Searcher) searchWords(ctx context.Context, w *wordsVisit, seg *segment.
 	return r, end
 }
 
-// setup gathers the words' structures in seg, the documents of the
-// shortest list, and the order the other words are tested in: lists, then
-// private rows, then shared rows, each the rarest first.
+// setup gathers the words' structures in seg, the shortest list (the
+// driver, whose documents match decodes), and the order the other words
+// are tested in: lists, then private rows, then shared rows, each the
+// rarest first.
 func (w *wordsVisit) setup(seg *segment.Segment, si int, q *compiled) {
 	w.terms, w.rows, w.vids, w.vterm, w.ids, w.iterm = w.terms[:0], w.rows[:0], w.vids[:0], w.vterm[:0], w.ids[:0], w.iterm[:0]
 	shortest := math.MaxInt
@@ -196,13 +195,6 @@ func (w *wordsVisit) setup(seg *segment.Segment, si int, q *compiled) {
 	w.setupPhrases(seg, si, q)
 	if len(w.phrases) > 0 {
 		w.sortIDs() // for the position lists of every candidate
-	}
-	// A plain list is read in place; a chunked one is decoded.
-	if l := w.terms[w.drv].docs; l.Chunked() {
-		w.decoded = l.AppendTo(w.decoded[:0])
-		w.driver = w.decoded
-	} else {
-		w.driver = l.Plain()
 	}
 
 	// The order: by class (list, private row, shared rows), then by df,
@@ -296,10 +288,7 @@ func (w *wordsVisit) setupPhrases(seg *segment.Segment, si int, q *compiled) {
 // documents are those that pass left), where together every bit of every
 // document left is asked for at once.
 func (w *wordsVisit) match(seg *segment.Segment) {
-	cands := w.cands[:0]
-	for _, d := range w.driver {
-		cands = append(cands, int32(d))
-	}
+	cands := w.terms[w.drv].docs.AppendDocs(w.cands[:0])
 	if seg.NumDeleted() > 0 {
 		cands = filterRow(cands, seg.Live(), 0)
 	}

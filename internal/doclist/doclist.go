@@ -65,6 +65,27 @@ func (l List) AppendTo(dst []uint16) []uint16 {
 	return dst
 }
 
+// AppendDocs appends the list's documents to dst as int32s, ascending: a
+// matcher's candidates, decoded in one pass from either encoding.
+func (l List) AppendDocs(dst []int32) []int32 {
+	if l.chunked == nil {
+		for _, d := range l.plain {
+			dst = append(dst, int32(d))
+		}
+		return dst
+	}
+	b := l.chunked
+	for i, seen := 0, 0; seen < l.n; {
+		hi, cnt := int32(b[i])<<8, int(b[i+1])+1
+		for _, lo := range b[i+2 : i+2+cnt] {
+			dst = append(dst, hi|int32(lo))
+		}
+		i += 2 + cnt
+		seen += cnt
+	}
+	return dst
+}
+
 // Contains reports whether doc is in the list.
 func (l List) Contains(doc int) bool {
 	if l.chunked == nil {

@@ -123,3 +123,26 @@ func TestFilter(t *testing.T) {
 		t.Fatalf("Filter of no documents kept %v", got)
 	}
 }
+
+// TestAppendDocs checks that both encodings decode to the documents
+// encoded, after what dst held.
+func TestAppendDocs(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	kinds := map[bool]int{}
+	for trial := 0; trial < 300; trial++ {
+		n := 1 + r.IntN(MaxDocs)
+		docs := randomList(r, 1+r.IntN(min(n, 1+r.IntN(3000))), n)
+		l := Encode(docs)
+		kinds[l.Chunked()]++
+		want := []int32{-1}
+		for _, d := range docs {
+			want = append(want, int32(d))
+		}
+		if got := l.AppendDocs([]int32{-1}); !slices.Equal(got, want) {
+			t.Fatalf("AppendDocs of %d documents (chunked %v) differs", len(docs), l.Chunked())
+		}
+	}
+	if kinds[true] == 0 || kinds[false] == 0 {
+		t.Fatalf("encodings used: %v; the test needs both", kinds)
+	}
+}
