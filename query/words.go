@@ -22,12 +22,11 @@ import (
 // another list is merged with the documents (doclist.List.Filter), a
 // private row has the document's bit tested, and so has each row of a word
 // with shared rows, rank-r rows first, and each row of a phrase's word
-// pairs. The documents that pass
-// are then verified, as every plan verifies them: against the forward
-// index for the words with shared rows, or, when there is a phrase,
-// against the stored positions of every word. They are scored with BM25
-// from the same frequencies, added in the same order, so the results are
-// those of the plans to the last bit.
+// pairs. The documents that pass are then verified, as every plan
+// verifies them: against the forward index for the words with shared
+// rows, or, when there is a phrase, against the stored positions of every
+// word. They are scored with BM25 from the same frequencies, added in the
+// same order, so the results are those of the plans to the last bit.
 
 // wordTerm is one word of a conjunction in the segment being visited.
 type wordTerm struct {
