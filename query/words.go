@@ -30,14 +30,15 @@ import (
 
 // wordTerm is one word of a conjunction in the segment being visited.
 type wordTerm struct {
-	ti    int          // its index in the compiled query
-	list  bool         // a list: exact, frequencies in freqs
-	docs  doclist.List // the list's documents
-	row   []uint64     // a private row: exact, frequencies in freqs
-	freqs segment.Freqs
+	ti    int           // its index in the compiled query
+	list  bool          // a list: exact, frequencies in freqs
+	docs  doclist.List  // the list's documents
+	row   []uint64      // a private row: exact, frequencies in freqs
+	freqs segment.Freqs // a ranked visit's, once prepared
 	// A word with shared rows: its rows of rank 0 and of the segment's
 	// higher rank, as wordsVisit.rows[rows[0]:rows[1]] and [rows[1]:rows[2]],
-	// and its index in wordsVisit.vids.
+	// and its index in wordsVisit.vids (ascending once prepared; -1 for
+	// the other words).
 	rows [3]int
 	vi   int
 	fps  []uint32 // its false positives (segment.FalsePositives), for a count
@@ -64,10 +65,10 @@ type wordsVisit struct {
 	drv      int        // the term whose list drives the visit
 	rows     [][]uint64 // the shared rows of every term
 	rowBuf   []int
-	cands    []int32     // documents that passed every word's bits
-	filters  []rowFilter // the rows match tests the candidates against, in order
-	vids     []segment.TermID
-	vterm    []int // by vids index: its term
+	cands    []int32          // documents that passed every word's bits
+	filters  []rowFilter      // the rows match tests the candidates against, in order
+	vids     []segment.TermID // the termIDs of the words with shared rows
+	vterm    []int            // by vids index: its term
 	vtf      []uint32
 	// Every word's termID, for a frequency only the forward index holds
 	// and for a phrase's positions, ascending once idsSorted (sortIDs).
@@ -158,12 +159,10 @@ func (w *wordsVisit) setup(seg *segment.Segment, si int, q *compiled) {
 		case tr.List:
 			t.list = true
 			t.docs = seg.ListOf(e)
-			t.freqs, _ = seg.FreqsOf(e)
 			if e.DF < shortest {
 				w.drv, shortest = len(w.terms), e.DF
 			}
 		case tr.Private:
-			t.freqs, _ = seg.FreqsOf(e)
 			t.row = seg.Row(tr.Row)
 		default:
 			w.rowBuf = seg.TermRowsOf(w.rowBuf[:0], q.hashes[ti], tr)
@@ -185,10 +184,6 @@ func (w *wordsVisit) setup(seg *segment.Segment, si int, q *compiled) {
 		}
 		w.ids, w.iterm = append(w.ids, e.ID), append(w.iterm, len(w.terms))
 		w.terms = append(w.terms, t)
-	}
-	sortIDs(w.vids, w.vterm)
-	for i, ti := range w.vterm {
-		w.terms[ti].vi = i
 	}
 	w.idsSorted = false
 	w.setupPhrases(seg, si, q)
@@ -217,6 +212,25 @@ func (w *wordsVisit) setup(seg *segment.Segment, si int, q *compiled) {
 			w.order[j], w.orderKey[j] = w.order[j-1], w.orderKey[j-1]
 		}
 		w.order[j], w.orderKey[j] = i, key
+	}
+}
+
+// prepare readies what verifyRank needs beyond what match does: for a
+// ranked visit the frequencies of the words with lists or private rows,
+// the termIDs of the words with shared rows in ascending order (each
+// word's index among them), and the buffers of frequencies. Most visits
+// leave no candidate, and skip it.
+func (w *wordsVisit) prepare(seg *segment.Segment, si int, q *compiled, k int) {
+	if k > 0 {
+		for i := range w.terms {
+			if t := &w.terms[i]; !t.shared() {
+				t.freqs, _ = seg.FreqsOf(q.ents[t.ti][si])
+			}
+		}
+	}
+	sortIDs(w.vids, w.vterm)
+	for i, ti := range w.vterm {
+		w.terms[ti].vi = i
 	}
 	n := len(w.terms)
 	w.vtf = growUint32(w.vtf, len(w.vids))
@@ -376,6 +390,10 @@ func filterRows(docs []int32, rows []rowFilter) []int32 {
 // or their positions, when there is a phrase, counts the hits into r and,
 // when k > 0, scores them into top.
 func (w *wordsVisit) verifyRank(ctx context.Context, seg *segment.Segment, si int, q *compiled, k int, avgdl float64, top *topK, floor *scoreFloor, r *segResult) error {
+	if len(w.cands) == 0 {
+		return nil
+	}
+	w.prepare(seg, si, q, k)
 	verify := len(w.vids) > 0
 	// A count with enough candidates reads the false positives of the
 	// words with shared rows instead of each candidate's forward entry.
