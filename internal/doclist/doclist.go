@@ -49,36 +49,25 @@ func (l List) Plain() []uint16 { return l.plain }
 func (l List) Bytes() []byte { return l.chunked }
 
 // AppendTo appends the list's documents to dst, ascending.
-func (l List) AppendTo(dst []uint16) []uint16 {
-	if l.chunked == nil {
-		return append(dst, l.plain...)
-	}
-	b := l.chunked
-	for i, seen := 0, 0; seen < l.n; {
-		hi, cnt := uint16(b[i])<<8, int(b[i+1])+1
-		for _, lo := range b[i+2 : i+2+cnt] {
-			dst = append(dst, hi|uint16(lo))
-		}
-		i += 2 + cnt
-		seen += cnt
-	}
-	return dst
-}
+func (l List) AppendTo(dst []uint16) []uint16 { return appendDocs(l, dst) }
 
 // AppendDocs appends the list's documents to dst as int32s, ascending: a
 // matcher's candidates, decoded in one pass from either encoding.
-func (l List) AppendDocs(dst []int32) []int32 {
+func (l List) AppendDocs(dst []int32) []int32 { return appendDocs(l, dst) }
+
+// appendDocs appends l's documents to dst, ascending.
+func appendDocs[T uint16 | int32](l List, dst []T) []T {
 	if l.chunked == nil {
 		for _, d := range l.plain {
-			dst = append(dst, int32(d))
+			dst = append(dst, T(d))
 		}
 		return dst
 	}
 	b := l.chunked
 	for i, seen := 0, 0; seen < l.n; {
-		hi, cnt := int32(b[i])<<8, int(b[i+1])+1
+		hi, cnt := T(b[i])<<8, int(b[i+1])+1
 		for _, lo := range b[i+2 : i+2+cnt] {
-			dst = append(dst, hi|int32(lo))
+			dst = append(dst, hi|T(lo))
 		}
 		i += 2 + cnt
 		seen += cnt
