@@ -92,7 +92,7 @@ func searchers(t testing.TB) (*query.Searcher, *query.Searcher) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	inv, err := query.NewInvertedSearcher(ix, post)
+	inv, err := inverted.NewSearcher(ix, post)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -216,7 +216,7 @@ func sweepOne(ctx context.Context, src, dir string, set SweepSet, w Workload, op
 	if err != nil {
 		return pt, nil, err
 	}
-	inv, err := query.NewInvertedSearcher(ix, post)
+	inv, err := inverted.NewSearcher(ix, post)
 	if err != nil {
 		return pt, nil, err
 	}

@@ -133,7 +133,7 @@ func TestResealKeepsDocumentsLayoutAndAnswers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ib, err := query.NewInvertedSearcher(b, post)
+	ib, err := inverted.NewSearcher(b, post)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,9 +24,10 @@
 // after index.Open are not seen. To follow a directory, open the new
 // snapshot, make a Searcher over it, send new queries there, and close the
 // old Index when the searches still running on it have ended (the web
-// server counts references to each snapshot for this). NewInvertedSearcher
-// makes a Searcher that matches from an inverted index's postings instead of
-// the signature rows; everything else is the same.
+// server counts references to each snapshot for this). WithEngine makes a
+// Searcher that matches each segment with another engine (SegmentEngine,
+// such as the roaring baseline of index/inverted) instead of the signature
+// rows; everything else is the same.
 //
 // # Stages
 //

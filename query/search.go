@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/bitsieve/bitsieve/index"
-	"github.com/bitsieve/bitsieve/index/inverted"
 	"github.com/bitsieve/bitsieve/internal/segment"
 	"github.com/bitsieve/bitsieve/tokenize"
 )
@@ -20,18 +19,26 @@ import (
 // concurrent use.
 type Searcher struct {
 	ix        *index.Index
-	analyzers sync.Pool       // *tokenize.Analyzer, all sharing one tokenize.StemCache
-	states    sync.Pool       // *queryState
-	workers   atomic.Int64    // goroutines per query (SetWorkers)
-	inv       *inverted.Index // non-nil: match from postings (NewInvertedSearcher)
+	analyzers sync.Pool     // *tokenize.Analyzer, all sharing one tokenize.StemCache
+	states    sync.Pool     // *queryState
+	workers   atomic.Int64  // goroutines per query (SetWorkers)
+	engine    SegmentEngine // nil: the signature rows (WithEngine)
+	plansOnly bool          // every segment planned: no words visits (for the tests that compare the two)
 	segIdx    map[*segment.Segment]int
 	order     []int          // the segments in the order they are searched (segmentOrder)
 	divisors  *boundDivisors // for the snapshot's average document length
 }
 
+// Option configures a Searcher.
+type Option func(*Searcher)
+
+// WithEngine makes the Searcher match each segment with e instead of the
+// signature rows; everything else is the same (SegmentEngine).
+func WithEngine(e SegmentEngine) Option { return func(s *Searcher) { s.engine = e } }
+
 // NewSearcher returns a Searcher over ix, analyzing queries with the
 // analyzer the index was built with.
-func NewSearcher(ix *index.Index) (*Searcher, error) {
+func NewSearcher(ix *index.Index, opts ...Option) (*Searcher, error) {
 	stems, err := tokenize.NewStemCache(ix.Analyzer())
 	if err != nil {
 		return nil, fmt.Errorf("index %s: %w", ix.Dir(), err)
@@ -43,7 +50,19 @@ func NewSearcher(ix *index.Index) (*Searcher, error) {
 		s.segIdx[seg] = i
 	}
 	s.order = segmentOrder(nil, ix.Segments())
+	for _, o := range opts {
+		o(s)
+	}
 	return s, nil
+}
+
+// Engine names the Searcher's match stage: "signature", or the name of
+// its SegmentEngine.
+func (s *Searcher) Engine() string {
+	if s.engine != nil {
+		return s.engine.Name()
+	}
+	return "signature"
 }
 
 // SetWorkers sets how many goroutines match segments in parallel (at least 1).
@@ -371,7 +390,7 @@ func (s *Searcher) match(ctx context.Context, st *queryState, k int) error {
 		st.tops[w] = topK{k: k, segs: segs, items: st.tops[w].items[:0]}
 	}
 	st.next.Store(0)
-	if _, one := st.c.root.(*Term); s.inv == nil && !(one && k == 0) {
+	if _, one := st.c.root.(*Term); s.engine == nil && !(one && k == 0) {
 		st.c.prefetchHeads(segs, st.order)
 	}
 	s.inRound(ctx, st, k, workers, roundSearch, len(st.order))
@@ -447,6 +466,7 @@ func (s *Searcher) searchSegments(ctx context.Context, st *queryState, k int, ca
 			wordsVisits.Put(visit)
 		}
 	}()
+	var em *SegmentMatches // a SegmentEngine's, for all the segments searched
 	segs, q, avgdl := s.ix.Segments(), &st.c, s.ix.AvgDocLen()
 	now := clock() // where the next segment's time starts
 	for {
@@ -462,11 +482,14 @@ func (s *Searcher) searchSegments(ctx context.Context, st *queryState, k int, ca
 			st.parts[i] = segResult{hits: segs[i].LiveDFOf(e), candidates: segs[i].LiveDFOf(e)}
 			continue
 		}
-		if s.inv != nil {
-			st.parts[i] = s.searchSegmentInverted(segs[i], i, q, k, avgdl, an, top)
+		if s.engine != nil {
+			if em == nil {
+				em = new(SegmentMatches)
+			}
+			st.parts[i] = s.searchSegmentEngine(segs[i], i, q, k, avgdl, an, top, em)
 			continue
 		}
-		if q.words && q.listIn(i) && wordsPath {
+		if q.words && !s.plansOnly && q.listIn(i) {
 			if visit == nil {
 				visit = wordsVisits.Get().(*wordsVisit)
 			}

@@ -569,7 +569,3 @@ func growUint32(s []uint32, n int) []uint32 {
 	clear(s)
 	return s
 }
-
-// wordsPath turns searchWords on; the tests turn it off to compare it
-// with the plans.
-var wordsPath = true

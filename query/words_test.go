@@ -63,7 +63,11 @@ func deleteSome(t *testing.T, dir string, docs []index.Document, fraction float6
 // rare words of the corpus as often as its common ones, with the words
 // path and without it, and compares the answers.
 func checkWordsEqualsPlans(t *testing.T, s *Searcher, docs []index.Document, n int) {
-	t.Cleanup(func() { wordsPath = true })
+	plans, err := NewSearcher(s.ix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plans.plansOnly = true
 	r := rand.New(rand.NewPCG(9, 1))
 	ctx := context.Background()
 	visited := 0
@@ -103,13 +107,11 @@ func checkWordsEqualsPlans(t *testing.T, s *Searcher, docs []index.Document, n i
 			}
 		}
 		for _, limit := range []int{1, 10, s.ix.NumDocs() + 1} {
-			wordsPath = true
 			got, err := s.Search(ctx, Request{Query: q, Limit: limit})
 			if err != nil {
 				t.Fatalf("%q: %v", q, err)
 			}
-			wordsPath = false
-			want, err := s.Search(ctx, Request{Query: q, Limit: limit})
+			want, err := plans.Search(ctx, Request{Query: q, Limit: limit})
 			if err != nil {
 				t.Fatalf("%q without the words path: %v", q, err)
 			}
@@ -123,10 +125,8 @@ func checkWordsEqualsPlans(t *testing.T, s *Searcher, docs []index.Document, n i
 				}
 			}
 		}
-		wordsPath = true
 		cnt, err := s.Count(ctx, q)
-		wordsPath = false
-		want, err2 := s.Count(ctx, q)
+		want, err2 := plans.Count(ctx, q)
 		if err != nil || err2 != nil || cnt != want {
 			t.Fatalf("%q: count %d (%v), the plans count %d (%v)", q, cnt, err, want, err2)
 		}
@@ -173,8 +173,8 @@ func BenchmarkWords(b *testing.B) {
 	for _, on := range []bool{true, false} {
 		name := map[bool]string{true: "words", false: "plans"}[on]
 		b.Run(name, func(b *testing.B) {
-			wordsPath = on
-			defer func() { wordsPath = true }()
+			s.plansOnly = !on
+			defer func() { s.plansOnly = false }()
 			for b.Loop() {
 				for _, q := range queries {
 					if _, err := s.Search(ctx, Request{Query: q, Limit: 10}); err != nil {

@@ -126,7 +126,7 @@ func runBench(fs *pflag.FlagSet) runFunc {
 		if err != nil {
 			return fail(stderr, "%v", err)
 		}
-		inv, err := query.NewInvertedSearcher(ix, post)
+		inv, err := inverted.NewSearcher(ix, post)
 		if err != nil {
 			return fail(stderr, "%v", err)
 		}

@@ -6,9 +6,10 @@
 // Each segment's postings are built from its forward index: one roaring
 // bitmap (github.com/RoaringBitmap/roaring/v2) of local document ids per
 // termID, the termIDs of the segment's own dictionary. Postings are exact, so
-// an inverted engine needs no verification; the query package evaluates
-// conjunctions with FastAnd (smallest bitmap first), OR and NOT with the
-// bitmap operations, and ranks with the same BM25 as the signature engine.
+// the engine over them (Engine, a query.SegmentEngine) needs no verification:
+// it evaluates conjunctions with FastAnd (smallest bitmap first), OR and NOT
+// with the bitmap operations, and the query.Searcher it plugs into ranks its
+// matches with the same BM25 as the signature engine's (NewSearcher).
 //
 // # Files
 //

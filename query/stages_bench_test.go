@@ -7,16 +7,15 @@ import (
 	"testing"
 
 	"github.com/bitsieve/bitsieve/index"
-	"github.com/bitsieve/bitsieve/index/inverted"
 	"github.com/bitsieve/bitsieve/internal/bitrow"
 	"github.com/bitsieve/bitsieve/internal/segment"
 	"github.com/bitsieve/bitsieve/tokenize"
 )
 
-// Micro-benchmarks of the per-segment stages, the signature engine's beside
-// the inverted engine's: the AND kernel in GB/s on rows hot in L2 and cold
-// (larger than the last-level cache), verification per candidate, BM25 top-10
-// per hit, and one segment's whole match stage in each engine.
+// Micro-benchmarks of the per-segment stages: the AND kernel in GB/s on
+// rows hot in L2 and cold (larger than the last-level cache), verification
+// per candidate, BM25 top-10 per hit, and one segment's whole match stage.
+// index/inverted times the roaring baseline's beside them.
 
 // benchRows makes k rows of words uint64s, each bit set with probability
 // about 15/16, so an AND of up to four rows never empties a block and the
@@ -62,12 +61,10 @@ func BenchmarkAndKernel(b *testing.B) {
 	}
 }
 
-// benchSegment is one segment with both engines' structures and a query.
+// benchSegment is one segment of an index and a query.
 type benchSegment struct {
 	s    *Searcher
-	inv  *Searcher
 	seg  *segment.Segment
-	post *inverted.Segment
 	q    *compiled
 	text string // the query
 }
@@ -98,12 +95,7 @@ func newBenchSegment(b testing.TB, q string) *benchSegment {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { ix.Close() })
-	post, err := inverted.Build(ix, inverted.BuildOptions{})
-	if err != nil {
-		b.Fatal(err)
-	}
 	s, _ := NewSearcher(ix)
-	inv, _ := NewInvertedSearcher(ix, post)
 	// The largest segment: the one whose rows are longest.
 	best := 0
 	for i, seg := range ix.Segments() {
@@ -119,7 +111,7 @@ func newBenchSegment(b testing.TB, q string) *benchSegment {
 	if err != nil {
 		b.Fatal(err)
 	}
-	return &benchSegment{s: s, inv: inv, seg: seg, post: post.Segments()[best], q: c, text: q}
+	return &benchSegment{s: s, seg: seg, q: c, text: q}
 }
 
 // benchWords picks, from a segment's dictionary, the most frequent term with
@@ -207,8 +199,8 @@ func BenchmarkTop10(b *testing.B) {
 	b.ReportMetric(float64(len(hits)), "hits")
 }
 
-// BenchmarkSegmentMatch is one segment's count (Request.CountOnly: planning
-// or compiling, matching, verification) in each engine, for two words matched
+// BenchmarkSegmentMatch is one segment's count (Request.CountOnly: planning,
+// matching, verification), for two words matched
 // through shared rows, the same two words as lists, and a word with a
 // private row.
 func BenchmarkSegmentMatch(b *testing.B) {
@@ -223,37 +215,22 @@ func BenchmarkSegmentMatch(b *testing.B) {
 				}
 			}
 		})
-		b.Run(q.name+"/inverted", func(b *testing.B) {
-			for b.Loop() {
-				e := newInvEval(bs.seg, bs.post, an)
-				if _, _, err := e.run(bs.q); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
 	}
 }
 
 // BenchmarkCount is a whole count (Searcher.Count, one worker) of two words
-// matched through shared rows, in each engine: parsing, lexicon lookups,
-// planning, matching and verification. -benchmem shows what a count
-// allocates: nothing, for the signature engine, in steady state.
+// matched through shared rows: parsing, lexicon lookups, planning,
+// matching and verification. -benchmem shows what a count allocates:
+// nothing, in steady state.
 func BenchmarkCount(b *testing.B) {
 	bs := newBenchSegment(b, "shared")
 	ctx := context.Background()
-	for _, e := range []struct {
-		name string
-		s    *Searcher
-	}{{"signature", bs.s}, {"inverted", bs.inv}} {
-		e.s.SetWorkers(1)
-		b.Run(e.name, func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
-				if _, err := e.s.Count(ctx, bs.text); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
+	bs.s.SetWorkers(1)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := bs.s.Count(ctx, bs.text); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
 

@@ -1,4 +1,4 @@
-package query
+package inverted
 
 import (
 	"errors"
@@ -9,44 +9,57 @@ import (
 
 	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/bitsieve/bitsieve/index"
-	"github.com/bitsieve/bitsieve/index/inverted"
 	"github.com/bitsieve/bitsieve/internal/segment"
-	"github.com/bitsieve/bitsieve/tokenize"
+	"github.com/bitsieve/bitsieve/query"
 )
 
-// The inverted engine answers from roaring postings (index/inverted) instead
-// of signatures. Everything but the per-segment match stage is shared with
-// the signature engine: parsing, global statistics, BM25, top-k, snippets.
-// A segment's query is compiled with the planner's rules (a term missing from
-// the dictionary empties its conjunction, a negation of nothing matches
-// everything, the same terms are scored in the same order, so scores are
-// bit-for-bit equal), then evaluated exactly over bitmaps: a conjunction with
-// FastAnd, smallest bitmap first, then AndNot of its negations; a disjunction
-// with FastOr; a prefix as the FastOr of its expansions; a phrase as the AND
-// of its terms, checked against the stored positions by the verifier's
-// phrase code. Postings need no verification: Candidates equals Total, except for
-// phrases, whose candidates are the documents holding all their words.
-
-// NewInvertedSearcher returns a Searcher over ix whose match stage reads
-// inv's postings; inv must have been built or opened for ix.
-func NewInvertedSearcher(ix *index.Index, inv *inverted.Index) (*Searcher, error) {
-	if inv == nil || inv.Base() != ix || len(inv.Segments()) != len(ix.Segments()) {
-		return nil, errors.New("query: the postings were not opened for this index")
-	}
-	s, err := NewSearcher(ix)
-	if err != nil {
-		return nil, err
-	}
-	s.inv = inv
-	return s, nil
+// Engine answers queries from a segment's postings instead of its
+// signature rows: a query.SegmentEngine, so that a query.Searcher over the
+// same snapshot does everything else (parsing, statistics, BM25, the page,
+// snippets) as it does for the signature engine, and the two differ only
+// in how they match.
+//
+// A segment's query is evaluated exactly over bitmaps: a conjunction with
+// FastAnd, smallest bitmap first, then AndNot of its negations; a
+// disjunction with FastOr; a prefix as the FastOr of its words; a phrase
+// as the AND of its words, checked against the stored positions
+// (query.PhraseChecker). A word the segment lacks empties its
+// conjunction, and a negation of nothing matches everything, as in a
+// plan. Postings need no verification: the candidates are the matches,
+// except for phrases, whose candidates are the documents holding all
+// their words.
+type Engine struct {
+	x *Index
 }
 
-// Engine names the Searcher's match stage: "signature" or "inverted".
-func (s *Searcher) Engine() string {
-	if s.inv != nil {
-		return "inverted"
+// NewSearcher returns a query.Searcher over ix whose match stage reads
+// x's postings; x must have been built or opened for ix.
+func NewSearcher(ix *index.Index, x *Index) (*query.Searcher, error) {
+	if x == nil || x.Base() != ix || len(x.Segments()) != len(ix.Segments()) {
+		return nil, errors.New("inverted: the postings were not opened for this index")
 	}
-	return "signature"
+	return query.NewSearcher(ix, query.WithEngine(&Engine{x: x}))
+}
+
+// Name is "inverted".
+func (*Engine) Name() string { return "inverted" }
+
+// Match evaluates q over its segment's postings.
+func (en *Engine) Match(q query.SegmentQuery, m *query.SegmentMatches) error {
+	e := invEvals.Get().(*invEval)
+	*e = invEval{q: q, post: en.x.Segments()[q.Index()], ph: e.ph}
+	defer invEvals.Put(e)
+	hits, cands, err := e.run()
+	m.Candidates, m.Bytes, m.Verify = cands, e.bytes, e.verify
+	if err != nil || hits == nil {
+		return err
+	}
+	m.Docs = slices.Grow(m.Docs[:0], int(hits.GetCardinality()))
+	it := hits.Iterator()
+	for it.HasNext() {
+		m.Docs = append(m.Docs, it.Next())
+	}
+	return nil
 }
 
 type ikind uint8
@@ -66,7 +79,7 @@ type inode struct {
 	kind   ikind
 	bm     *roaring.Bitmap   // iTerm
 	terms  []*roaring.Bitmap // iPhrase: postings of its distinct terms
-	phrase *Phrase
+	phrase *query.Phrase
 	ids    []segment.TermID // iPhrase: the termID of each of the phrase's terms
 	kids   []*inode
 	negs   []*inode
@@ -74,76 +87,32 @@ type inode struct {
 
 // invEval compiles and evaluates a query over one segment's postings.
 type invEval struct {
-	seg      *segment.Segment
-	post     *inverted.Segment
-	slotOf   map[segment.TermID]int
-	ids      []segment.TermID
-	scoreSet map[int]bool
-	score    []scoreSlot
+	q        query.SegmentQuery
+	post     *Segment
 	bytes    int64 // serialized postings read
-	an       *tokenize.Analyzer
 	universe *roaring.Bitmap
-	phraseT  time.Duration // spent deciding inexact (phrase) matches
-	ph       phraseReader
+	verify   time.Duration // spent deciding inexact (phrase) matches
+	ph       query.PhraseChecker
 }
 
-func newInvEval(seg *segment.Segment, post *inverted.Segment, an *tokenize.Analyzer) *invEval {
-	return &invEval{seg: seg, post: post, an: an, slotOf: map[segment.TermID]int{}, scoreSet: map[int]bool{}}
-}
-
-// invEvals recycles evaluators, their maps and slices, across segments and
-// queries, as planners are recycled: the baseline pays for matching, not for
-// bookkeeping the signature engine does not pay either.
-var invEvals = sync.Pool{New: func() any {
-	return &invEval{slotOf: map[segment.TermID]int{}, scoreSet: map[int]bool{}}
-}}
-
-// getInvEval takes an evaluator from the pool, emptied for seg.
-func getInvEval(seg *segment.Segment, post *inverted.Segment, an *tokenize.Analyzer) *invEval {
-	e := invEvals.Get().(*invEval)
-	clear(e.slotOf)
-	clear(e.scoreSet)
-	*e = invEval{seg: seg, post: post, an: an, slotOf: e.slotOf, scoreSet: e.scoreSet, ids: e.ids[:0], score: e.score[:0], ph: e.ph}
-	return e
-}
+// invEvals recycles evaluators and their phrase checkers across segments
+// and queries, as planners are recycled: the baseline pays for matching,
+// not for bookkeeping the signature engine does not pay either.
+var invEvals = sync.Pool{New: func() any { return new(invEval) }}
 
 func (e *invEval) postings(id segment.TermID) (*roaring.Bitmap, error) {
 	e.bytes += int64(e.post.SizeOf(id))
 	return e.post.Postings(id)
 }
 
-// scoreTerm records a positive term for BM25, as the planner does.
-func (e *invEval) scoreTerm(term string, id segment.TermID, q *compiled) {
-	sl, ok := e.slotOf[id]
-	if !ok {
-		sl = len(e.ids)
-		e.slotOf[id] = sl
-		e.ids = append(e.ids, id)
-	}
-	if g := q.termIndex(term); !e.scoreSet[g] {
-		e.scoreSet[g] = true
-		e.score = append(e.score, scoreSlot{slot: sl, term: g})
-	}
-}
-
 // leaf compiles terms that must all be present: a term or a phrase.
-func (e *invEval) leaf(terms []string, negated bool, q *compiled) (*inode, error) {
+func (e *invEval) leaf(terms []string) (*inode, error) {
 	var bms []*roaring.Bitmap
 	for i, t := range terms {
-		ent, ok := q.lookup(e.seg, t)
+		ent, ok := e.q.Entry(t)
 		id := ent.ID
 		if !ok {
-			if !negated { // scored all the same, as the planner does
-				for _, u := range terms {
-					if ue, ok := q.lookup(e.seg, u); ok {
-						e.scoreTerm(u, ue.ID, q)
-					}
-				}
-			}
 			return &inode{kind: iNone}, nil
-		}
-		if !negated {
-			e.scoreTerm(t, id, q)
 		}
 		if slices.Contains(terms[:i], t) {
 			continue
@@ -160,19 +129,17 @@ func (e *invEval) leaf(terms []string, negated bool, q *compiled) (*inode, error
 	return &inode{kind: iPhrase, terms: bms}, nil
 }
 
-// compile builds the node of node for this segment's postings; negated
-// says whether node is under an odd number of negations (its terms are
-// then not scored).
-func (e *invEval) compile(node Node, negated bool, q *compiled) (*inode, error) {
+// compile builds the node of node for this segment's postings.
+func (e *invEval) compile(node query.Node) (*inode, error) {
 	switch x := node.(type) {
-	case *Term:
-		return e.leaf([]string{x.Term}, negated, q)
-	case *Phrase:
-		return e.compilePhrase(x, negated, q)
-	case *Prefix:
-		return e.compilePrefix(x, negated, q)
-	case *Not:
-		k, err := e.compile(x.Child, !negated, q)
+	case *query.Term:
+		return e.leaf([]string{x.Term})
+	case *query.Phrase:
+		return e.compilePhrase(x)
+	case *query.Prefix:
+		return e.compilePrefix(x)
+	case *query.Not:
+		k, err := e.compile(x.Child)
 		if err != nil {
 			return nil, err
 		}
@@ -183,12 +150,12 @@ func (e *invEval) compile(node Node, negated bool, q *compiled) (*inode, error) 
 			return &inode{kind: iNone}, nil
 		}
 		return &inode{kind: iNot, kids: []*inode{k}}, nil
-	case *And:
-		return e.compileAnd(x, negated, q)
-	case *Or:
+	case *query.And:
+		return e.compileAnd(x)
+	case *query.Or:
 		var kids []*inode
 		for _, c := range x.Children {
-			k, err := e.compile(c, negated, q)
+			k, err := e.compile(c)
 			if err != nil {
 				return nil, err
 			}
@@ -202,15 +169,15 @@ func (e *invEval) compile(node Node, negated bool, q *compiled) (*inode, error) 
 // compilePhrase builds a phrase's iPhrase node: the postings of its
 // distinct terms, and the termID of each of its terms for the positions
 // check (a phrase of one term repeated is a phrase all the same).
-func (e *invEval) compilePhrase(x *Phrase, negated bool, q *compiled) (*inode, error) {
-	n, err := e.leaf(x.Terms, negated, q)
+func (e *invEval) compilePhrase(x *query.Phrase) (*inode, error) {
+	n, err := e.leaf(x.Terms)
 	if err == nil && n.kind != iNone {
 		if n.kind == iTerm { // a phrase of one distinct term, repeated
 			n = &inode{kind: iPhrase, terms: []*roaring.Bitmap{n.bm}}
 		}
 		n.phrase = x
 		for _, t := range x.Terms {
-			ent, _ := q.lookup(e.seg, t)
+			ent, _ := e.q.Entry(t)
 			n.ids = append(n.ids, ent.ID)
 		}
 	}
@@ -219,15 +186,12 @@ func (e *invEval) compilePhrase(x *Phrase, negated bool, q *compiled) (*inode, e
 
 // compilePrefix builds the OR of the postings of a prefix's expansions that
 // this segment holds.
-func (e *invEval) compilePrefix(x *Prefix, negated bool, q *compiled) (*inode, error) {
+func (e *invEval) compilePrefix(x *query.Prefix) (*inode, error) {
 	var kids []*inode
-	for _, term := range q.prefixes[x.Prefix] {
-		ent, ok := q.lookup(e.seg, term)
+	for _, term := range e.q.Expansions(x.Prefix) {
+		ent, ok := e.q.Entry(term)
 		if !ok {
 			continue
-		}
-		if !negated {
-			e.scoreTerm(term, ent.ID, q)
 		}
 		bm, err := e.postings(ent.ID)
 		if err != nil {
@@ -241,17 +205,17 @@ func (e *invEval) compilePrefix(x *Prefix, negated bool, q *compiled) (*inode, e
 // compileAnd builds a conjunction, negations as its negs. It folds into
 // iNone when a child matches nothing, into iAll when nothing is left, and
 // into its only kid when that is all.
-func (e *invEval) compileAnd(x *And, negated bool, q *compiled) (*inode, error) {
+func (e *invEval) compileAnd(x *query.And) (*inode, error) {
 	n := &inode{kind: iAnd}
 	none := false
 	for _, c := range x.Children {
-		k, err := e.compile(c, negated, q)
+		k, err := e.compile(c)
 		if err != nil {
 			return nil, err
 		}
 		switch k.kind {
 		case iNone:
-			none = true // the rest is compiled all the same: its terms are scored
+			none = true
 			continue
 		case iAll:
 			continue
@@ -294,28 +258,6 @@ func or(kids []*inode) *inode {
 	return n
 }
 
-// plan is the scoring part of a segment plan: the sorted termIDs BM25 reads
-// from the forward index and the scored slots, in the planner's order.
-func (e *invEval) plan() *plan {
-	order := make([]int, len(e.ids))
-	for i := range order {
-		order[i] = i
-	}
-	slices.SortFunc(order, func(a, b int) int { return int(e.ids[a]) - int(e.ids[b]) })
-	newSlot := make([]int, len(order))
-	sorted := make([]segment.TermID, len(order))
-	for ns, old := range order {
-		newSlot[old] = ns
-		sorted[ns] = e.ids[old]
-	}
-	score := slices.Clone(e.score)
-	for i := range score {
-		score[i].slot = newSlot[score[i].slot]
-	}
-	sortScore(score)
-	return &plan{seg: e.seg, ids: sorted, score: score}
-}
-
 // all is every live document of the segment.
 func (e *invEval) all() *roaring.Bitmap {
 	if e.universe == nil {
@@ -323,7 +265,7 @@ func (e *invEval) all() *roaring.Bitmap {
 			e.universe = live
 		} else {
 			e.universe = roaring.New()
-			e.universe.AddRange(0, uint64(e.seg.NumDocs()))
+			e.universe.AddRange(0, uint64(e.q.Segment().NumDocs()))
 		}
 	}
 	return e.universe
@@ -432,7 +374,7 @@ func (e *invEval) contains(n *inode, doc uint32) (bool, error) {
 				return false, nil
 			}
 		}
-		return e.ph.check(e.seg, int(doc), n.ids, n.phrase.Offsets)
+		return e.ph.Check(e.q.Segment(), int(doc), n.ids, n.phrase.Offsets)
 	case iNot:
 		ok, err := e.contains(n.kids[0], doc)
 		return !ok && err == nil, err
@@ -459,10 +401,10 @@ func (e *invEval) contains(n *inode, doc uint32) (bool, error) {
 	return false, fmt.Errorf("query: unknown postings node %d", n.kind)
 }
 
-// run compiles and evaluates q over the segment: the exact live matches (nil
-// when the segment cannot match) and the number of candidates, the
-// documents that had to be checked for a phrase included.
-func (e *invEval) run(q *compiled) (hits *roaring.Bitmap, candidates int, err error) {
+// run compiles and evaluates the query over the segment: the exact live
+// matches (nil when the segment cannot match) and the number of
+// candidates, the documents that had to be checked for a phrase included.
+func (e *invEval) run() (hits *roaring.Bitmap, candidates int, err error) {
 	// Postings were checksummed when opened; a roaring panic on damage the
 	// checksum could not see is reported as an error, never a crash.
 	defer func() {
@@ -470,7 +412,7 @@ func (e *invEval) run(q *compiled) (hits *roaring.Bitmap, candidates int, err er
 			hits, candidates, err = nil, 0, &index.CorruptError{File: e.post.Name(), Section: "postings", Detail: fmt.Sprintf("query evaluation failed: %v", r)}
 		}
 	}()
-	root, err := e.compile(q.root, false, q)
+	root, err := e.compile(e.q.Root())
 	if err != nil || root.kind == iNone {
 		return nil, 0, err
 	}
@@ -492,41 +434,8 @@ func (e *invEval) run(q *compiled) (hits *roaring.Bitmap, candidates int, err er
 			}
 			return err == nil
 		})
-		e.phraseT += time.Since(t)
+		e.verify += time.Since(t)
 		hits = exact
 	}
 	return hits, candidates, err
-}
-
-// searchSegmentInverted is searchSegment for the inverted engine.
-func (s *Searcher) searchSegmentInverted(seg *segment.Segment, si int, q *compiled, k int, avgdl float64, an *tokenize.Analyzer, top *topK) segResult {
-	var r segResult
-	t0 := time.Now()
-	e := getInvEval(seg, s.inv.Segments()[si], an)
-	defer invEvals.Put(e)
-	hits, cands, err := e.run(q)
-	if err != nil || hits == nil {
-		r.err = err
-		return r
-	}
-	r.hits = int(hits.GetCardinality())
-	r.candidates = cands
-	t1 := time.Now()
-	r.verify = e.phraseT
-	r.match = t1.Sub(t0) - e.phraseT
-	if k == 0 || r.hits == 0 {
-		return r
-	}
-	p := e.plan()
-	v := newVerifier(p, an)
-	hits.Iterate(func(doc uint32) bool {
-		if r.err = v.load(int(doc)); r.err != nil {
-			return false
-		}
-		r.scored++
-		top.push(scored{score: p.bm25(v.tf, q, seg.DocTokens(int(doc)), avgdl), seg: int32(si), doc: int32(doc)})
-		return true
-	})
-	r.rank = time.Since(t1)
-	return r
 }

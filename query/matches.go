@@ -8,25 +8,24 @@ import (
 )
 
 // Matches is the exact set of documents a query matches, segment by
-// segment, with what the engine read to find it. It exists to compare the
-// two engines: the sets must be equal, and the counters show the cost of
-// each.
+// segment, with what the engine read to find it. It exists to compare
+// engines (the signature rows and a SegmentEngine): the sets must be
+// equal, and the counters show the cost of each.
 type Matches struct {
 	// Docs lists each segment's matching local document ids, ascending, in
 	// the order of Index().Segments().
 	Docs  [][]uint32
 	Total int
-	// Candidates is what the signature stage proposed before verification;
-	// the inverted engine's are exact but for phrases, whose positions are
-	// checked on the stored positions.
+	// Candidates is what the signature stage proposed before verification,
+	// or what a SegmentEngine examined (SegmentMatches.Candidates).
 	Candidates int
 	// Rows is the number of signature rows the per-segment plans AND,
 	// summed over segments; RowBlocks is the number of 64-byte row blocks
 	// (cache lines) the matcher loaded, the live row's included.
 	Rows      int64
 	RowBlocks int64
-	// PostingsBytes is the serialized size of the bitmaps the inverted
-	// engine decoded.
+	// PostingsBytes is what a SegmentEngine decoded of its own index
+	// (SegmentMatches.Bytes).
 	PostingsBytes int64
 }
 
@@ -38,6 +37,9 @@ func (s *Searcher) Matches(ctx context.Context, q string) (*Matches, error) {
 	if err != nil {
 		return nil, err
 	}
+	if s.engine != nil {
+		return s.engineMatches(ctx, c)
+	}
 	an := s.analyzers.Get().(*tokenize.Analyzer)
 	defer s.analyzers.Put(an)
 	segs := s.ix.Segments()
@@ -46,23 +48,9 @@ func (s *Searcher) Matches(ctx context.Context, q string) (*Matches, error) {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		var docs []uint32
-		if s.inv != nil {
-			e := newInvEval(seg, s.inv.Segments()[i], an)
-			hits, cands, err := e.run(c)
-			if err != nil {
-				return nil, err
-			}
-			if hits != nil {
-				docs = hits.ToArray()
-			}
-			m.Candidates += cands
-			m.PostingsBytes += e.bytes
-		} else {
-			docs, err = s.signatureMatches(seg, c, an, m)
-			if err != nil {
-				return nil, err
-			}
+		docs, err := s.signatureMatches(seg, c, an, m)
+		if err != nil {
+			return nil, err
 		}
 		m.Docs[i] = docs
 		m.Total += len(docs)
