@@ -282,6 +282,9 @@ func (ix *Index) Segments() []*segment.Segment { return ix.segs }
 // NumDocs is the number of live documents.
 func (ix *Index) NumDocs() int { return ix.docs }
 
+// Tokens is the number of indexed tokens of the live documents.
+func (ix *Index) Tokens() int64 { return ix.tokens }
+
 // AvgDocLen is the mean number of indexed tokens per live document, for BM25.
 func (ix *Index) AvgDocLen() float64 {
 	if ix.docs == 0 {

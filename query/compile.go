@@ -26,6 +26,10 @@ type compiled struct {
 	segIdx   map[*segment.Segment]int
 	required []int // indexes of the terms every match contains (requiredTerms)
 	words    bool  // the query is words and phrases alone, all required (conjunctionOfWords)
+	// avgdl is the mean document length BM25 scores with, and div its
+	// block bounds' divisors: the snapshot's, or those of Request.Stats.
+	avgdl float64
+	div   *boundDivisors
 }
 
 // lookup returns a term's entry in a segment, from the compile-time lookups.
@@ -74,23 +78,21 @@ func (q *compiled) addTerm(t string, positive bool) {
 
 // compile parses q and gathers the global document frequency of every
 // positive term, summed over segments, for BM25.
-func (s *Searcher) compile(q string) (*compiled, error) { return s.compileFor(q, true) }
-
-// compileFor is compile; without ranking (a count) it skips the document
-// frequencies, which only BM25 needs.
-func (s *Searcher) compileFor(q string, rank bool) (*compiled, error) {
+func (s *Searcher) compile(q string) (*compiled, error) {
 	an := s.analyzers.Get().(*tokenize.Analyzer)
 	defer s.analyzers.Put(an)
 	c := &compiled{}
-	if err := s.compileInto(c, new(parser), an, q, rank); err != nil {
+	if err := s.compileInto(c, new(parser), an, q, true, nil); err != nil {
 		return nil, err
 	}
 	return c, nil
 }
 
 // compileInto parses q with p and compiles it into c, reusing the memory of
-// both: in steady state it allocates nothing.
-func (s *Searcher) compileInto(c *compiled, p *parser, an *tokenize.Analyzer, q string, rank bool) error {
+// both: in steady state it allocates nothing. Without rank (a count) it
+// skips the document frequencies, which only BM25 needs; with stats, BM25
+// takes them from there instead of the snapshot (Request.Stats).
+func (s *Searcher) compileInto(c *compiled, p *parser, an *tokenize.Analyzer, q string, rank bool, stats *Stats) error {
 	root, err := p.parse(q, an)
 	if err != nil {
 		return err
@@ -122,17 +124,27 @@ func (s *Searcher) compileInto(c *compiled, p *parser, an *tokenize.Analyzer, q 
 	if !rank {
 		return nil
 	}
+	if stats != nil {
+		return c.statsFrom(stats)
+	}
+	c.avgdl, c.div = s.ix.AvgDocLen(), s.divisors
 	docs := float64(s.ix.NumDocs())
 	for i := range c.terms {
-		df := 0
-		for si, e := range c.ents[i] {
-			if e.DF > 0 {
-				df += segs[si].LiveDFOf(e)
-			}
-		}
-		c.idf = append(c.idf, bm25IDF(docs, float64(df)))
+		c.idf = append(c.idf, bm25IDF(docs, float64(c.df(segs, i))))
 	}
 	return nil
+}
+
+// df is the live document frequency of term i in the snapshot, summed over
+// its segments.
+func (c *compiled) df(segs []*segment.Segment, i int) int {
+	df := 0
+	for si, e := range c.ents[i] {
+		if e.DF > 0 {
+			df += segs[si].LiveDFOf(e)
+		}
+	}
+	return df
 }
 
 // reset empties c for a new query, keeping its memory.
@@ -145,6 +157,7 @@ func (c *compiled) reset(root Node, segIdx map[*segment.Segment]int) {
 	clear(c.prefixes)
 	c.terms, c.positive, c.idf = c.terms[:0], c.positive[:0], c.idf[:0]
 	c.ents, c.hashes, c.required = c.ents[:0], c.hashes[:0], c.required[:0]
+	c.avgdl = 0
 }
 
 // gather adds the terms of n to c, expanding prefixes once.

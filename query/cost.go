@@ -30,7 +30,7 @@ func (c Cost) Units() int64 { return c.RowBlocks + c.Candidates + 4*c.Positions 
 // Cost parses q and estimates its work (see Cost). A query that does not
 // parse gets the parser's error, as Search would.
 func (s *Searcher) Cost(q string) (Cost, error) {
-	st, err := s.begin(q, false)
+	st, err := s.begin(q, false, nil)
 	if err != nil {
 		return Cost{}, err
 	}

@@ -410,7 +410,7 @@ type blockBound struct {
 	rows      [][2]int  // by scored term: its rank-0 rows' impacts, imps[from:to] (none for a list)
 	imps      [][]byte
 	boundless bool
-	div       *boundDivisors // the Searcher's
+	div       *boundDivisors // the query's (compiled.div)
 	rowBuf    []int
 	s, tf     []float64 // by scored term, in the block last bounded: the bound of s, the largest tf (+Inf: unknown)
 }
@@ -420,13 +420,14 @@ type blockBound struct {
 // by impact byte: so that a block's bound divides once a term, not twice a
 // row. A Searcher keeps them for its snapshot's average length.
 type boundDivisors struct {
+	avgdl float64
 	a, b  float64             // k1·(1−b) and k1·b/avgdl
 	tf    [impact.Max]float64 // 1 + a/t, t = 1..Max−1
 	ratio [256]float64        // b / Ratio(q)
 }
 
 func newBoundDivisors(avgdl float64) *boundDivisors {
-	d := &boundDivisors{a: bm25K1 * (1 - bm25B), b: bm25K1 * bm25B / max(avgdl, 1e-9)}
+	d := &boundDivisors{avgdl: avgdl, a: bm25K1 * (1 - bm25B), b: bm25K1 * bm25B / max(avgdl, 1e-9)}
 	for t := 1; t < impact.Max; t++ {
 		d.tf[t] = 1 + d.a/float64(t)
 	}
@@ -443,7 +444,7 @@ const boundFrom = 64
 // reset prepares bb for a plan, keeping its memory; a boundless bound is
 // +Inf everywhere.
 func (bb *blockBound) reset(p *plan, q *compiled, boundless bool) {
-	bb.boundless, bb.div = boundless, p.planner.s.divisors
+	bb.boundless, bb.div = boundless, q.div
 	bb.idf, bb.rows, bb.imps = bb.idf[:0], bb.rows[:0], bb.imps[:0]
 	if boundless {
 		return
@@ -597,13 +598,7 @@ func (t *topK) down(i int) {
 func (t *topK) sorted() []scored {
 	out := t.items
 	slices.SortFunc(out, func(a, b scored) int {
-		if a.score != b.score {
-			if a.score > b.score {
-				return -1
-			}
-			return 1
-		}
-		return t.compareKeys(a, b)
+		return byRank(a.score, b.score, func() int { return t.compareKeys(a, b) })
 	})
 	return out
 }

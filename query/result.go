@@ -10,6 +10,10 @@ type Request struct {
 	CountOnly bool // only count the exact matches: no ranking, no hits
 	Snippets  bool // fill Hit.Snippet and Hit.Highlights
 
+	// Stats, when set, are the statistics BM25 scores with instead of the
+	// snapshot's: those of several indexes searched as one (Stats).
+	Stats *Stats
+
 	// Admit, when set, is called once the query is parsed and its cost
 	// estimated (see Cost), before any matching: it may wait, refuse (its
 	// error is Search's), or return how many goroutines the search may

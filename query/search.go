@@ -121,14 +121,14 @@ type queryState struct {
 	blockRank atomic.Int64 // nanoseconds the workers of rankAllBlocks took, together
 }
 
-// begin takes a query state and compiles q into it.
-func (s *Searcher) begin(q string, rank bool) (*queryState, error) {
+// begin takes a query state and compiles q into it (compileInto).
+func (s *Searcher) begin(q string, rank bool, stats *Stats) (*queryState, error) {
 	st, _ := s.states.Get().(*queryState)
 	if st == nil {
 		st = new(queryState)
 	}
 	an := s.analyzers.Get().(*tokenize.Analyzer)
-	err := s.compileInto(&st.c, &st.p, an, q, rank)
+	err := s.compileInto(&st.c, &st.p, an, q, rank, stats)
 	s.analyzers.Put(an)
 	if err != nil {
 		s.states.Put(st)
@@ -263,7 +263,7 @@ func (s *Searcher) searchSegments(ctx context.Context, st *queryState, k int, ca
 		}
 	}()
 	var em *SegmentMatches // a SegmentEngine's, for all the segments searched
-	segs, q, avgdl := s.ix.Segments(), &st.c, s.ix.AvgDocLen()
+	segs, q, avgdl := s.ix.Segments(), &st.c, st.c.avgdl
 	now := clock() // where the next segment's time starts
 	for {
 		n := int(st.next.Add(1) - 1)
@@ -317,7 +317,7 @@ func (st *queryState) queueSegments() int {
 // segment), ranks that block and gives the segment back. It releases the
 // segments' plans.
 func (s *Searcher) rankAllBlocks(ctx context.Context, st *queryState, top *topK) {
-	q, avgdl := &st.c, s.ix.AvgDocLen()
+	q, avgdl := &st.c, st.c.avgdl
 	t0 := time.Now() // once a round: a block may take only a few clock reads
 	defer func() { st.blockRank.Add(int64(time.Since(t0))) }()
 	for {
@@ -347,7 +347,7 @@ func (s *Searcher) rankAllBlocks(ctx context.Context, st *queryState, top *topK)
 // Count returns the number of documents matching q: Search with CountOnly,
 // without the Result.
 func (s *Searcher) Count(ctx context.Context, q string) (int, error) {
-	st, err := s.begin(q, false)
+	st, err := s.begin(q, false, nil)
 	if err != nil {
 		return 0, err
 	}
@@ -369,7 +369,7 @@ func (s *Searcher) Search(ctx context.Context, req Request) (*Result, error) {
 		req.Limit = DefaultLimit
 	}
 	req.Offset = max(0, req.Offset)
-	st, err := s.begin(req.Query, !req.CountOnly)
+	st, err := s.begin(req.Query, !req.CountOnly, req.Stats)
 	if err != nil {
 		return nil, err
 	}
@@ -419,12 +419,7 @@ func (s *Searcher) Search(ctx context.Context, req Request) (*Result, error) {
 	res.FalsePositives = res.Candidates - res.Total
 	if !req.CountOnly {
 		t := clock()
-		ranked := all.sorted()
-		if req.Offset < len(ranked) {
-			ranked = ranked[req.Offset:min(len(ranked), req.Offset+req.Limit)]
-		} else {
-			ranked = nil
-		}
+		ranked := page(all.sorted(), req.Offset, req.Limit)
 		for _, sc := range ranked {
 			segs[sc.seg].PrefetchDoc(int(sc.doc))
 		}
