@@ -23,8 +23,20 @@
 // stays valid after Close. A snapshot never changes: documents committed
 // after index.Open are not seen. To follow a directory, open the new
 // snapshot, make a Searcher over it, send new queries there, and close the
-// old Index when the searches still running on it have ended (the web
-// server counts references to each snapshot for this). WithEngine makes a
+// old Index when the searches still running on it have ended: Live does
+// this, with a Snapshot that counts its references and closes its index
+// with the last, and Watch, which follows the directory's MANIFEST.
+//
+// # Several indexes as one
+//
+// The shards of a cluster are indexes searched as one. Each gives its
+// Stats for the query; their sum, passed in Request.Stats, makes every
+// shard score as one index of all their documents would, and Merge
+// combines the shards' pages into the page one index would return.
+//
+// # Engines
+//
+// WithEngine makes a
 // Searcher that matches each segment with another engine (SegmentEngine,
 // such as the roaring baseline of index/inverted) instead of the signature
 // rows; everything else is the same.

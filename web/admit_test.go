@@ -23,7 +23,7 @@ func TestHeavyLane(t *testing.T) {
 	}
 	heavyQ, cheapQ := "sea OR ship OR sail OR wind OR harbour", "bloom filter"
 	for q, heavy := range map[string]bool{heavyQ: true, cheapQ: false} {
-		c, err := sn.s.Cost(q)
+		c, err := sn.Searcher().Cost(q)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -31,7 +31,7 @@ func TestHeavyLane(t *testing.T) {
 			t.Fatalf("%q: cost %+v (%d units): heavy %v, want %v", q, c, c.Units(), got, heavy)
 		}
 	}
-	sn.release()
+	sn.Release()
 
 	// The lane is free: the heavy search runs, and is counted.
 	decode[searchResponse](t, ts.get(t, "/api/search?q="+strings.ReplaceAll(heavyQ, " ", "+")), http.StatusOK)

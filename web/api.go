@@ -42,7 +42,7 @@ func (s *Server) apiSearch(c *echo.Context) error {
 	if err != nil {
 		return err
 	}
-	defer sn.release()
+	defer sn.Release()
 	q := queryText(c)
 	limit, err := intParam(c, "limit", query.DefaultLimit, 1, s.limits.MaxPageSize)
 	if err != nil {
@@ -61,7 +61,7 @@ func (s *Server) apiSearch(c *echo.Context) error {
 		return err
 	}
 	out := searchResponse{Query: res.Query, Total: res.Total, Candidates: res.Candidates, FalsePositives: res.FalsePositives,
-		TookMicros: res.TookMicros, Offset: offset, Limit: limit, Generation: sn.ix.Generation(),
+		TookMicros: res.TookMicros, Offset: offset, Limit: limit, Generation: sn.Index().Generation(),
 		Hits: make([]apiHit, len(res.Hits)), Stages: res.Stages}
 	for i, h := range res.Hits {
 		out.Hits[i] = apiHit{Key: h.Key, Title: h.Title, Score: h.Score, Snippet: h.Snippet, Highlights: h.Highlights, Line: h.Line}
@@ -77,7 +77,7 @@ func (s *Server) apiExplain(c *echo.Context) error {
 	if err != nil {
 		return err
 	}
-	defer sn.release()
+	defer sn.Release()
 	ex, err := s.explain(c.Request().Context(), sn, queryText(c))
 	if err != nil {
 		return err
@@ -90,7 +90,7 @@ func (s *Server) apiDocument(c *echo.Context) error {
 	if err != nil {
 		return err
 	}
-	defer sn.release()
+	defer sn.Release()
 	key, err := documentKey(c)
 	if err != nil {
 		return err
@@ -107,8 +107,8 @@ func (s *Server) apiStats(c *echo.Context) error {
 	if err != nil {
 		return err
 	}
-	defer sn.release()
-	return c.JSON(http.StatusOK, sn.ix.Stats())
+	defer sn.Release()
+	return c.JSON(http.StatusOK, sn.Index().Stats())
 }
 
 func (s *Server) healthz(c *echo.Context) error {
@@ -120,7 +120,7 @@ func (s *Server) healthz(c *echo.Context) error {
 // error when the newest MANIFEST failed to open (the previous snapshot is
 // still served).
 func (s *Server) readyz(c *echo.Context) error {
-	gen, err := s.live.ready()
+	gen, err := s.live.Ready()
 	if err != nil {
 		return c.JSON(http.StatusServiceUnavailable, map[string]any{
 			"error": "not ready", "detail": err.Error(), "serving_generation": gen})
@@ -129,14 +129,14 @@ func (s *Server) readyz(c *echo.Context) error {
 	if err != nil {
 		return err
 	}
-	defer sn.release()
+	defer sn.Release()
 	return c.JSON(http.StatusOK, map[string]any{"status": "ready", "generation": gen,
-		"documents": sn.ix.NumDocs(), "segments": len(sn.ix.Segments())})
+		"documents": sn.Index().NumDocs(), "segments": len(sn.Index().Segments())})
 }
 
 // search checks q against the limits and runs it with the search timeout,
 // admitted by its cost (admit) once Search has compiled it.
-func (s *Server) search(ctx context.Context, sn *snapshot, req query.Request) (*query.Result, error) {
+func (s *Server) search(ctx context.Context, sn *query.Snapshot, req query.Request) (*query.Result, error) {
 	if err := s.checkQuery(sn, req.Query); err != nil {
 		return nil, err
 	}
@@ -144,7 +144,7 @@ func (s *Server) search(ctx context.Context, sn *snapshot, req query.Request) (*
 	req.Admit = func(c query.Cost) (int, func(), error) { return s.admit(queued, c) }
 	ctx, cancel := context.WithTimeout(ctx, s.limits.SearchTimeout)
 	defer cancel()
-	res, err := sn.s.Search(ctx, req)
+	res, err := sn.Searcher().Search(ctx, req)
 	if err != nil {
 		return nil, err
 	}
@@ -152,11 +152,11 @@ func (s *Server) search(ctx context.Context, sn *snapshot, req query.Request) (*
 	return res, nil
 }
 
-func (s *Server) explain(ctx context.Context, sn *snapshot, q string) (*query.Explanation, error) {
+func (s *Server) explain(ctx context.Context, sn *query.Snapshot, q string) (*query.Explanation, error) {
 	if err := s.checkQuery(sn, q); err != nil {
 		return nil, err
 	}
-	cost, err := sn.s.Cost(q)
+	cost, err := sn.Searcher().Cost(q)
 	if err != nil {
 		return nil, err
 	}
@@ -167,7 +167,7 @@ func (s *Server) explain(ctx context.Context, sn *snapshot, q string) (*query.Ex
 	defer release()
 	ctx, cancel := context.WithTimeout(ctx, s.limits.SearchTimeout)
 	defer cancel()
-	return sn.s.Explain(ctx, q)
+	return sn.Searcher().Explain(ctx, q)
 }
 
 // admit takes the slots a search of estimated cost c (query.Cost) needs
@@ -202,13 +202,13 @@ func (s *Server) admit(ctx context.Context, c query.Cost) (workers int, release 
 
 // document returns a stored document by key; only indexed documents are
 // reachable (the key is looked up in the index, never used as a path).
-func (s *Server) document(sn *snapshot, key, q string) (*query.DocumentView, error) {
+func (s *Server) document(sn *query.Snapshot, key, q string) (*query.DocumentView, error) {
 	if q != "" {
 		if err := s.checkQuery(sn, q); err != nil {
 			return nil, err
 		}
 	}
-	return sn.s.Document(key, q)
+	return sn.Searcher().Document(key, q)
 }
 
 // checkQuery enforces the server's query limits before any search work, and
@@ -216,11 +216,11 @@ func (s *Server) document(sn *snapshot, key, q string) (*query.DocumentView, err
 // more than query.MaxPrefixTerms terms is refused by the searcher when it
 // compiles the query (before admission: Search, Cost and Document compile
 // first), with a *query.ParseError that classify turns into the same 400.
-func (s *Server) checkQuery(sn *snapshot, q string) error {
+func (s *Server) checkQuery(sn *query.Snapshot, q string) error {
 	if len(q) > s.limits.MaxQueryBytes {
 		return errorf(http.StatusBadRequest, "bad query", "query too long: it has %d bytes and the limit is %d", len(q), s.limits.MaxQueryBytes)
 	}
-	root, err := sn.s.Parse(q)
+	root, err := sn.Searcher().Parse(q)
 	if err != nil {
 		return err
 	}

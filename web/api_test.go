@@ -201,9 +201,9 @@ func TestDocumentAPI(t *testing.T) {
 func TestExplainAPI(t *testing.T) {
 	ts := newTestServer(t, nil)
 	ex := decode[query.Explanation](t, ts.get(t, "/api/explain?q=white+whale"), http.StatusOK)
-	sn := ts.live.acquire()
-	defer sn.release()
-	want, err := sn.s.Explain(context.Background(), "white whale")
+	sn := ts.live.Acquire()
+	defer sn.Release()
+	want, err := sn.Searcher().Explain(context.Background(), "white whale")
 	if err != nil {
 		t.Fatal(err)
 	}

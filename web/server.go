@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/bitsieve/bitsieve/index"
+	"github.com/bitsieve/bitsieve/query"
 	"github.com/labstack/echo/v5"
 )
 
@@ -139,7 +140,7 @@ type Server struct {
 	limits  Limits
 	log     *slog.Logger
 	e       *echo.Echo
-	live    *live
+	live    *query.Live
 	metrics *metrics
 	limiter *limiter // the search slots
 	heavy   *limiter // the heavy searches' lane, taken before a search slot
@@ -167,7 +168,7 @@ func New(opt Options) (*Server, error) {
 	if s.pages, err = newPages(); err != nil {
 		return nil, err
 	}
-	if s.live, err = openLive(opt.Dir, opt.Index, s.log, s.metrics, opt.PollInterval); err != nil {
+	if s.live, err = openLive(opt.Dir, opt.Index, s, opt.PollInterval); err != nil {
 		return nil, err
 	}
 	s.e = echo.NewWithConfig(echo.Config{
@@ -181,7 +182,7 @@ func New(opt Options) (*Server, error) {
 	s.routes()
 	ctx, cancel := context.WithCancel(context.Background())
 	s.stopWatch = cancel
-	s.watching.Go(func() { s.live.watch(ctx) })
+	s.watching.Go(func() { s.live.Watch(ctx) })
 	return s, nil
 }
 
@@ -258,12 +259,12 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 func (s *Server) Close() error {
 	s.stopWatch()
 	s.watching.Wait()
-	s.live.close()
+	s.live.Close()
 	return nil
 }
 
 // Reload looks at the index directory now instead of waiting for the watcher.
-func (s *Server) Reload() { s.live.reload(false) }
+func (s *Server) Reload() { _ = s.live.Reload(false) }
 
 func (s *Server) writesState() string {
 	switch {
@@ -276,8 +277,8 @@ func (s *Server) writesState() string {
 }
 
 // acquire takes a reference to the current snapshot for one request.
-func (s *Server) acquire() (*snapshot, error) {
-	sn := s.live.acquire()
+func (s *Server) acquire() (*query.Snapshot, error) {
+	sn := s.live.Acquire()
 	if sn == nil {
 		return nil, errorf(http.StatusServiceUnavailable, "unavailable", "the server is shutting down")
 	}

@@ -103,17 +103,17 @@ func (s *Server) write(c *echo.Context, op string, docs []index.Document, delete
 	if st.CompactErr != nil {
 		s.log.Warn("compaction after a write failed; the write stands", "request_id", requestID(c), "error", st.CompactErr)
 	}
-	s.live.reload(true)
+	s.live.Reload(true)
 	s.metrics.writes.WithLabelValues(op, "ok").Inc()
 	sn, err := s.acquire()
 	if err != nil {
 		return err
 	}
-	defer sn.release()
+	defer sn.Release()
 	s.log.Info("index changed through the API", "request_id", requestID(c), "op", op, "added", st.Added,
 		"replaced", st.Replaced, "unchanged", st.Unchanged, "deleted", st.Deleted, "generation", st.Generation)
 	return c.JSON(http.StatusOK, writeResponse{Added: st.Added, Replaced: st.Replaced, Unchanged: st.Unchanged,
-		Deleted: st.Deleted, Generation: sn.ix.Generation(), Documents: sn.ix.NumDocs(),
+		Deleted: st.Deleted, Generation: sn.Index().Generation(), Documents: sn.Index().NumDocs(),
 		TookMillis: time.Since(start).Milliseconds()})
 }
 
@@ -125,8 +125,8 @@ func (s *Server) apply(docs []index.Document, deletes []string) (index.WriteStat
 	if err != nil {
 		return index.WriteStats{}, err
 	}
-	defer sn.release()
-	w, err := index.OpenWriter(s.opt.Dir, index.WriterOptions{Snapshot: sn.ix})
+	defer sn.Release()
+	w, err := index.OpenWriter(s.opt.Dir, index.WriterOptions{Snapshot: sn.Index()})
 	if err != nil {
 		return index.WriteStats{}, err
 	}

@@ -1,6 +1,6 @@
 //go:build !unix
 
-package web
+package query
 
 import "io/fs"
 
