@@ -113,3 +113,16 @@ func formatBytes(n int64) string {
 	}
 	return fmt.Sprintf("%d B", n)
 }
+
+// Add adds the counts and skipped entries of o to st.
+func (st *Stats) Add(o Stats) {
+	st.Docs += o.Docs
+	st.Bytes += o.Bytes
+	st.Skipped = append(st.Skipped, o.Skipped...)
+	for r, n := range o.Counts {
+		if st.Counts == nil {
+			st.Counts = map[SkipReason]int{}
+		}
+		st.Counts[r] += n
+	}
+}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/bitsieve/bitsieve/corpus"
 	"github.com/bitsieve/bitsieve/index"
+	"github.com/bitsieve/bitsieve/ingest"
 	"github.com/bitsieve/bitsieve/query"
 	"github.com/cespare/xxhash/v2"
 )
@@ -50,9 +51,9 @@ func sourceDocs(t *testing.T, dir string) docSet {
 func cliDocs(t *testing.T, dir string) []corpus.Document {
 	t.Helper()
 	var docs []corpus.Document
-	src := sourceOf(dir)
+	src := ingest.SourceOf(dir)
 	if _, err := corpus.Walk(dir, corpus.WalkOptions{}, func(d corpus.Document) error {
-		d.Key, d.Source = src.prefix+d.Key, src.name
+		d.Key, d.Source = src.Prefix+d.Key, src.Name
 		docs = append(docs, d)
 		return nil
 	}); err != nil {

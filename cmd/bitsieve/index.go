@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"github.com/spf13/pflag"
 	"io"
@@ -18,6 +19,7 @@ import (
 	"github.com/bitsieve/bitsieve/bench"
 	"github.com/bitsieve/bitsieve/corpus"
 	"github.com/bitsieve/bitsieve/index"
+	"github.com/bitsieve/bitsieve/ingest"
 	"github.com/bitsieve/bitsieve/tokenize"
 )
 
@@ -167,7 +169,6 @@ type indexJob struct {
 // (single, directory) source, and deletes just the documents under them
 // that are gone. Nothing changes unless the whole run succeeds.
 func (j *indexJob) run(only []string) (index.WriteStats, corpus.Stats, error) {
-	var total corpus.Stats
 	var w *index.Writer
 	var err error
 	if j.rebuild {
@@ -176,92 +177,24 @@ func (j *indexJob) run(only []string) (index.WriteStats, corpus.Stats, error) {
 		w, err = index.OpenWriter(j.dir, j.writer)
 	}
 	if err != nil {
-		return index.WriteStats{}, total, err
+		return index.WriteStats{}, corpus.Stats{}, err
 	}
 	prog := startProgress(j.stderr, w.Progress)
 	defer prog.stop()
-	walk := j.walk
-	walk.Only = only
-	// Keys met on an earlier PATH, which the later ones may not reuse; one
-	// PATH checks its own (corpus.ReadJSONL), so a run over one keeps none.
-	var seen map[string]bool
-	if len(j.paths) > 1 {
-		seen = map[string]bool{}
-	}
-	var unread []string          // keys (or key prefixes) that could not be read: kept as they are
-	var onlyKeys []string        // the keys of the only paths
-	sources := map[uint32]bool{} // the SourceTags of this run's sources
-	for _, p := range j.paths {
-		src := sourceOf(p)
-		sources[index.SourceTag(src.name)] = true
-		for _, o := range only {
-			onlyKeys = append(onlyKeys, src.prefix+o)
+	run := ingest.Run{Paths: j.paths, Walk: j.walk, Only: only, Prune: j.prune, Fresh: j.rebuild}
+	total, err := run.Into(w)
+	if err != nil {
+		w.Abort()
+		if se, ok := errors.AsType[*ingest.SourceError](err); ok {
+			return index.WriteStats{}, total, fmt.Errorf("indexing %s failed, the index is unchanged: %w", se.Path, se.Err)
 		}
-		var dups []corpus.Skip
-		st, err := corpus.Read(p, walk, func(d corpus.Document) error {
-			d.Key = src.prefix + d.Key
-			d.Source = src.name
-			if seen != nil {
-				if seen[d.Key] {
-					dups = append(dups, corpus.Skip{Path: d.Key, Reason: corpus.SkipDuplicateID, Detail: "key already indexed"})
-					return nil
-				}
-				seen[d.Key] = true
-			}
-			_, err := w.AddIfChanged(index.Document(d))
-			return err
-		})
-		for _, s := range st.Skipped {
-			if s.Reason == corpus.SkipUnreadable {
-				unread = append(unread, src.prefix+s.Path)
-			}
-		}
-		merge(&total, st)
-		merge(&total, corpus.Stats{Skipped: dups, Counts: map[corpus.SkipReason]int{corpus.SkipDuplicateID: len(dups)}})
-		total.Docs -= len(dups)
-		if err != nil {
-			w.Abort()
-			return index.WriteStats{}, total, fmt.Errorf("indexing %s failed, the index is unchanged: %w", p, err)
-		}
-	}
-	if !j.rebuild {
-		_, err := w.DeleteUnseen(func(key string, source uint32) bool {
-			return (j.prune || sources[source]) && (only == nil || under(key, onlyKeys)) && !under(key, unread)
-		})
-		if err != nil {
-			w.Abort()
-			return index.WriteStats{}, total, err
-		}
+		return index.WriteStats{}, total, err
 	}
 	ws, err := w.Commit()
 	if err != nil {
 		return ws, total, fmt.Errorf("indexing failed, the index is unchanged: %w", err)
 	}
 	return ws, total, nil
-}
-
-// source is where a run's documents come from: one path given to index.
-type source struct {
-	name   string // Document.Source: the base name of the directory or file
-	prefix string // what the documents' keys start with
-}
-
-// sourceOf names the source at path. A directory's documents are keyed by
-// the directory's base name, a slash and their path inside it, so that
-// several directories share an index without sharing keys; a file's
-// document by its name, and a JSONL file's by their ids.
-func sourceOf(path string) source {
-	name := filepath.Base(filepath.Clean(path))
-	if abs, err := filepath.Abs(path); err == nil {
-		name = filepath.Base(abs)
-	}
-	if name == string(filepath.Separator) || name == "." || name == "" {
-		name = "root"
-	}
-	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
-		return source{name: name, prefix: name + "/"}
-	}
-	return source{name: name}
 }
 
 // within reports whether path lies inside the directory root, and where.
@@ -288,16 +221,6 @@ func globEscape(p string) string {
 		b.WriteRune(r)
 	}
 	return b.String()
-}
-
-// under reports whether key is one of paths or lies under one of them.
-func under(key string, paths []string) bool {
-	for _, p := range paths {
-		if key == p || strings.HasPrefix(key, p+"/") {
-			return true
-		}
-	}
-	return false
 }
 
 // printIndexSummary prints what a run did: documents indexed, the changes
@@ -339,18 +262,6 @@ func skipCounts(counts map[corpus.SkipReason]int) map[string]int {
 		out[strings.ReplaceAll(string(r), "-", "_")] = n
 	}
 	return out
-}
-
-func merge(dst *corpus.Stats, st corpus.Stats) {
-	dst.Docs += st.Docs
-	dst.Bytes += st.Bytes
-	dst.Skipped = append(dst.Skipped, st.Skipped...)
-	for r, n := range st.Counts {
-		if dst.Counts == nil {
-			dst.Counts = map[corpus.SkipReason]int{}
-		}
-		dst.Counts[r] += n
-	}
 }
 
 // errText strips Go's "op path:" prefix from file errors for a one-line message.
