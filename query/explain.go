@@ -65,11 +65,18 @@ type TermExplanation struct {
 }
 
 // SegmentSteps is the AND of the positive terms' rows in one segment, term by
-// term (rarest first): which rows, how dense, how many documents survive.
+// term (rarest first): which rows, how dense, how many documents survive,
+// and where. For a drawing, the segment's documents are divided into
+// Buckets stretches of about equal length (bucket b holds the documents
+// from b·Docs/Buckets up to (b+1)·Docs/Buckets), and Live, each row's Bits
+// and each step's Bits count the documents of each stretch that are live,
+// that the row admits, and that survive the step.
 type SegmentSteps struct {
 	Segment string `json:"segment"`
 	Docs    int    `json:"docs"`
 	Class   int    `json:"class"`
+	Buckets int    `json:"buckets"`
+	Live    []int  `json:"live"`
 	Steps   []Step `json:"steps"`
 }
 
@@ -78,6 +85,7 @@ type Step struct {
 	Term      string    `json:"term"`
 	Rows      []RowInfo `json:"rows"`
 	Survivors int       `json:"survivors"` // candidates after this step
+	Bits      []int     `json:"bits"`      // survivors by bucket (SegmentSteps)
 }
 
 // RowInfo is one row, or a term's list, and its density.
@@ -87,7 +95,12 @@ type RowInfo struct {
 	Private bool    `json:"private"`
 	List    bool    `json:"list"`
 	Density float64 `json:"density"` // bits set of the row's columns
+	Bits    []int   `json:"bits"`    // documents it admits, by bucket (SegmentSteps)
 }
+
+// ExplainBuckets is how many stretches of documents Explain divides a
+// segment into (fewer when it has fewer documents).
+const ExplainBuckets = 120
 
 // maxExplainPrefix bounds how many prefix expansions are listed.
 const maxExplainPrefix = 16
@@ -284,33 +297,69 @@ func positiveByDF(terms []TermExplanation) []TermExplanation {
 // documents of seg, segment si, recording each step's rows and survivors.
 // posEnts[i] holds the lexicon entries of pos[i] by segment.
 func segmentSteps(seg *segment.Segment, si int, pos []TermExplanation, posEnts [][]segment.Entry) SegmentSteps {
-	ss := SegmentSteps{Segment: seg.Name(), Docs: seg.NumDocs(), Class: seg.LengthClass()}
+	n := seg.NumDocs()
+	ss := SegmentSteps{Segment: seg.Name(), Docs: n, Class: seg.LengthClass(), Buckets: min(ExplainBuckets, n)}
 	acc := slices.Clone(seg.Live())
+	ss.Live = bucketCounts(acc, n, ss.Buckets)
 	for i, t := range pos {
 		st := Step{Term: t.Term}
 		e := posEnts[i][si]
 		ok := e.DF > 0
 		if ok && e.Treatment().List {
-			st.Rows = []RowInfo{{Row: -1, List: true, Density: float64(e.DF) / float64(max(1, seg.NumDocs()))}}
 			l := seg.ListDocs(e)
-			st.Survivors = 0
+			st.Rows = []RowInfo{{Row: -1, List: true, Density: float64(e.DF) / float64(max(1, n)), Bits: bucketCounts(l, n, ss.Buckets)}}
 			for i := range acc {
 				acc[i] &= l[i]
-				st.Survivors += bits.OnesCount64(acc[i])
 			}
 		} else if ok {
-			rows := seg.TermRowsOf(nil, tokenize.Hash(t.Term), e.Treatment())
-			for _, r := range rows {
-				st.Rows = append(st.Rows, RowInfo{Row: r, Rank: seg.RowRank(r), Private: e.Treatment().Private,
-					Density: rowDensity(seg, r)})
+			tr := e.Treatment()
+			for _, r := range seg.TermRowsOf(nil, tokenize.Hash(t.Term), tr) {
+				docs := seg.RowDocs(r)
+				st.Rows = append(st.Rows, RowInfo{Row: r, Rank: seg.RowRank(r), Private: tr.Private,
+					Density: rowDensity(seg, r), Bits: bucketCounts(docs, n, ss.Buckets)})
+				for i := range acc {
+					acc[i] &= docs[i]
+				}
 			}
-			st.Survivors = countAnd(seg, rows, acc)
 		} else {
 			clear(acc)
+		}
+		st.Bits = bucketCounts(acc, n, ss.Buckets)
+		for _, b := range st.Bits {
+			st.Survivors += b
 		}
 		ss.Steps = append(ss.Steps, st)
 	}
 	return ss
+}
+
+// bucketCounts counts the bits set of words, a bit per document of n, in
+// each of buckets stretches (SegmentSteps).
+func bucketCounts(words []uint64, n, buckets int) []int {
+	out := make([]int, buckets)
+	for b := range out {
+		out[b] = countRange(words, b*n/buckets, (b+1)*n/buckets)
+	}
+	return out
+}
+
+// countRange counts the bits set for documents [lo, hi).
+func countRange(words []uint64, lo, hi int) int {
+	n := 0
+	for d := lo; d < hi; {
+		w := d / 64
+		if w >= len(words) {
+			break
+		}
+		end := min(hi, (w+1)*64)
+		mask := ^uint64(0) << (d % 64)
+		if end-w*64 < 64 {
+			mask &= (uint64(1) << (end - w*64)) - 1
+		}
+		n += bits.OnesCount64(words[w] & mask)
+		d = end
+	}
+	return n
 }
 
 // lookupAll returns a term's lexicon entries by segment position (DF 0

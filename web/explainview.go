@@ -3,14 +3,9 @@ package web
 import (
 	"fmt"
 	"math"
-	"math/bits"
 	"slices"
 	"strings"
 
-	"github.com/bitsieve/bitsieve/internal/bitrow"
-	"github.com/bitsieve/bitsieve/internal/segment"
-
-	"github.com/bitsieve/bitsieve/index"
 	"github.com/bitsieve/bitsieve/query"
 )
 
@@ -86,12 +81,8 @@ const (
 	maxDrawn   = 6 // segments drawn; the rest are summarised
 )
 
-func newExplainView(ix *index.Index, ex *query.Explanation) *explainView {
+func newExplainView(ex *query.Explanation) *explainView {
 	ev := &explainView{Explanation: ex, HasOr: strings.Contains(ex.Parsed, " OR ") || strings.Contains(ex.Parsed, "*")}
-	segs := map[string]*segment.Segment{}
-	for _, s := range ix.Segments() {
-		segs[s.Name()] = s
-	}
 
 	// The funnel sums survivors per step over segments: every segment ANDs
 	// the same positive terms in the same (global, rarest first) order.
@@ -133,9 +124,7 @@ func newExplainView(ix *index.Index, ex *query.Explanation) *explainView {
 	slices.Sort(order)
 	for _, i := range order {
 		sg := ex.Segments[i]
-		if seg := segs[sg.Segment]; seg != nil {
-			ev.Segments = append(ev.Segments, drawSegment(ix, seg, sg, final(sg)))
-		}
+		ev.Segments = append(ev.Segments, drawSegment(sg, final(sg)))
 	}
 	return ev
 }
@@ -170,54 +159,43 @@ func makeFunnel(ex *query.Explanation, steps []string, survivors []int) funnelSV
 	return f
 }
 
-// listDocs is the list of term in seg as a bit per document (all zero where
-// seg keeps no list of it).
-func listDocs(ix *index.Index, seg *segment.Segment, term string) []uint64 {
-	es, _ := ix.Lookup(term, nil)
-	for _, e := range es {
-		if ix.Segments()[e.Seg] == seg && e.Treatment().List {
-			return seg.ListDocs(e)
-		}
-	}
-	return make([]uint64, seg.RowWords())
-}
-
-// drawSegment redoes the segment's AND on its rows to shade each stretch of
-// documents: Explain gives the counts, the rows give where the bits are.
-func drawSegment(ix *index.Index, seg *segment.Segment, sg query.SegmentSteps, survivors int) segmentSVG {
-	n := seg.NumDocs()
-	nb := min(svgBuckets, max(n, 1))
+// drawSegment draws the segment's AND steps from Explain's counts of the
+// bits each row, and each step's running AND, has in each stretch of
+// documents.
+func drawSegment(sg query.SegmentSteps, survivors int) segmentSVG {
+	n, nb := sg.Docs, sg.Buckets
 	out := segmentSVG{Name: sg.Segment, Class: sg.Class, Docs: sg.Docs, Survivors: survivors, Buckets: nb,
 		StripX: svgStripX, StripW: svgStripW, W: svgStripX + svgStripW + svgRightW}
-	per := float64(n) / float64(nb)
+	per := float64(n) / float64(max(nb, 1))
 	if per >= 10 {
 		out.PerBucket = formatInt(int(math.Round(per)))
 	} else {
 		out.PerBucket = fmt.Sprintf("%.1f", per)
 	}
 	y := 4
-	// add places a strip below the previous one and shades it from words.
-	add := func(s strip, words []uint64, survivors bool) {
+	// add places a strip below the previous one and shades it from counts.
+	add := func(s strip, counts []int, survivors bool) {
 		if s.GapBefore {
 			y += 6
 		}
 		s.Y, s.TextY = y, y+9
-		if words != nil {
-			s.Paths = shade(words, n, nb, y, survivors)
+		if counts != nil {
+			s.Paths = shade(counts, n, y, survivors)
 		}
 		out.Strips = append(out.Strips, s)
 		y += svgPitch
 	}
-	acc := slices.Clone(seg.Live())
-	add(strip{Row: "live", Right: formatInt(bitrow.Count(acc)) + " docs", Class: "live"}, acc, false)
+	live := 0
+	for _, c := range sg.Live {
+		live += c
+	}
+	add(strip{Row: "live", Right: formatInt(live) + " docs", Class: "live"}, sg.Live, false)
 	for _, st := range sg.Steps {
 		if len(st.Rows) == 0 {
-			clear(acc)
 			add(strip{Label: shorten(st.Term, 12), Row: "absent", Right: "0 left", Class: "absent", GapBefore: true}, nil, false)
 			continue
 		}
 		for i, r := range st.Rows {
-			var row []uint64
 			s := strip{Row: fmt.Sprintf("r%d", r.Row), Right: fmt.Sprintf("%.1f%% set", 100*r.Density), Class: "shared", GapBefore: i == 0}
 			if r.Rank > 0 {
 				s.Row = fmt.Sprintf("r%d rank %d", r.Row, r.Rank)
@@ -227,20 +205,13 @@ func drawSegment(ix *index.Index, seg *segment.Segment, sg query.SegmentSteps, s
 			}
 			switch {
 			case r.List:
-				row = listDocs(ix, seg, st.Term)
 				s.Class, s.Row = "private", "list"
 			case r.Private:
-				row = seg.Row(r.Row)
 				s.Class, s.Row = "private", fmt.Sprintf("r%d exact", r.Row)
-			default:
-				row = seg.RowDocs(r.Row)
 			}
-			add(s, row, false)
-			for w := range acc {
-				acc[w] &= row[w]
-			}
+			add(s, r.Bits, false)
 		}
-		add(strip{Row: "AND", Right: formatInt(st.Survivors) + " left", Class: "and"}, acc, true)
+		add(strip{Row: "AND", Right: formatInt(st.Survivors) + " left", Class: "and"}, st.Bits, true)
 	}
 	out.AxisY = y + 4
 	out.H = y + 18
@@ -250,8 +221,9 @@ func drawSegment(ix *index.Index, seg *segment.Segment, sg query.SegmentSteps, s
 // shade groups the buckets of a row by shade (the square root of the share
 // of bits set, so sparse rows stay visible) into one path per shade. A
 // surviving candidate always shows, however alone in its bucket.
-func shade(words []uint64, n, nb, y int, survivors bool) []levelPath {
-	if n == 0 {
+func shade(counts []int, n, y int, survivors bool) []levelPath {
+	nb := len(counts)
+	if n == 0 || nb == 0 {
 		return nil
 	}
 	level := make([]int, nb)
@@ -260,7 +232,7 @@ func shade(words []uint64, n, nb, y int, survivors bool) []levelPath {
 		if hi <= lo {
 			continue
 		}
-		set := countRange(words, lo, hi)
+		set := counts[b]
 		if set == 0 {
 			continue
 		}
@@ -301,23 +273,4 @@ func shorten(s string, n int) string {
 		return s
 	}
 	return string(r[:n-1]) + "…"
-}
-
-// countRange counts the bits set for documents [lo, hi).
-func countRange(words []uint64, lo, hi int) int {
-	n := 0
-	for d := lo; d < hi; {
-		w := d / 64
-		if w >= len(words) {
-			break
-		}
-		end := min(hi, (w+1)*64)
-		mask := ^uint64(0) << (d % 64)
-		if end-w*64 < 64 {
-			mask &= (uint64(1) << (end - w*64)) - 1
-		}
-		n += bits.OnesCount64(words[w] & mask)
-		d = end
-	}
-	return n
 }

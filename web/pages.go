@@ -374,7 +374,7 @@ func (s *Server) explainPage(c *echo.Context) error {
 	if err != nil {
 		return err
 	}
-	ev := newExplainView(sn.Index(), ex)
+	ev := newExplainView(ex)
 	ev.SearchURL = searchURL(q, 1)
 	return s.render(c, http.StatusOK, "explain", &pageData{Title: "explain " + q + " — bitsieve", Query: q, Action: "/explain",
 		Explain: ev, Docs: sn.Index().NumDocs(), Segments: len(sn.Index().Segments()), Sample: s.opt.Sample})

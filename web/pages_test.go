@@ -286,7 +286,7 @@ func TestExplainPage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ev := newExplainView(sn.Index(), ex)
+	ev := newExplainView(ex)
 	for _, sg := range ev.Segments {
 		for _, st := range sg.Strips {
 			if st.Class == "and" && strings.HasPrefix(st.Right, "0 ") != (len(st.Paths) == 0) {
@@ -309,16 +309,5 @@ func TestPieces(t *testing.T) {
 	}
 	if b.String() != "the [m1:white] [m2:whale]" {
 		t.Errorf("pieces: %q", b.String())
-	}
-}
-
-func TestCountRange(t *testing.T) {
-	words := []uint64{^uint64(0), 0b1011, 1 << 63}
-	for _, c := range []struct{ lo, hi, want int }{
-		{0, 64, 64}, {0, 10, 10}, {60, 68, 7}, {64, 66, 2}, {64, 128, 3}, {0, 192, 68}, {127, 128, 0}, {191, 192, 1},
-	} {
-		if got := countRange(words, c.lo, c.hi); got != c.want {
-			t.Errorf("countRange(%d, %d) = %d, want %d", c.lo, c.hi, got, c.want)
-		}
 	}
 }
