@@ -2,6 +2,7 @@ package query
 
 import (
 	"bytes"
+	"fmt"
 	"slices"
 	"unicode/utf8"
 
@@ -507,6 +508,30 @@ func validUTF8(b []byte) []byte {
 		i += n
 	}
 	return b
+}
+
+// Snippets cuts the snippets of hits for query q, as Search cuts those of
+// its page: each hit's document is found by its key, and its Snippet,
+// Highlights and Line are set. It serves a search over several indexes,
+// which cuts the snippets of the merged page only (Merge), each from the
+// index that holds the hit. A key the snapshot does not hold is an error
+// wrapping ErrNotFound.
+func (s *Searcher) Snippets(q string, hits []Hit) error {
+	c, err := s.compile(q)
+	if err != nil {
+		return err
+	}
+	hl := newHighlighter(c)
+	for i := range hits {
+		ref, ok := s.ix.Find(hits[i].Key)
+		if !ok {
+			return fmt.Errorf("%q: %w", hits[i].Key, ErrNotFound)
+		}
+		if err := s.snippet(&hits[i], s.ix.Segments()[ref.Seg], ref.Seg, ref.Doc, c, hl); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // DocumentView is a stored document with the ranges a query highlights.

@@ -1,0 +1,166 @@
+package cluster
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/bitsieve/bitsieve/index"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// indexer is a primary's indexing of one shard: it reads the shard's
+// subject of the stream from the published generation's sequence on,
+// applies each batch to an index.Writer over the node's copy, and commits
+// and publishes when the writes pause, when enough documents wait, or
+// after commitEvery at the latest. Once a generation is published, the
+// stream's messages it holds are purged, and the objects of the documents
+// too large for a message deleted.
+type indexer struct {
+	sh          *shard
+	incarnation string
+	cur         *generation
+	rev         uint64
+
+	w     *index.Writer
+	seq   uint64    // the last sequence applied to w
+	docs  int       // records applied to w
+	since time.Time // when w took its first record
+	blobs []string  // objects of the texts applied to w
+}
+
+// Commit triggers: a pause in the writes, a number of records, an age.
+const (
+	commitIdle  = 100 * time.Millisecond
+	commitDocs  = 20000
+	commitEvery = time.Second
+)
+
+func (ix *indexer) run(ctx context.Context) error {
+	c := ix.sh.n.c
+	defer ix.abort()
+	cons, err := c.js.OrderedConsumer(ctx, streamName(c.cfg.Name), jetstream.OrderedConsumerConfig{
+		FilterSubjects: []string{docsSubject(c.cfg.Name, ix.sh.s)},
+		DeliverPolicy:  jetstream.DeliverByStartSequencePolicy,
+		OptStartSeq:    ix.cur.Seq + 1,
+	})
+	if err != nil {
+		return fmt.Errorf("shard %d: reading its writes: %w", ix.sh.s, err)
+	}
+	for ctx.Err() == nil {
+		wait := commitIdle
+		if ix.w == nil {
+			wait = time.Second
+		}
+		batch, err := cons.Fetch(256, jetstream.FetchMaxWait(wait))
+		if err != nil {
+			return fmt.Errorf("shard %d: reading its writes: %w", ix.sh.s, err)
+		}
+		got := 0
+		for msg := range batch.Messages() {
+			got++
+			meta, err := msg.Metadata()
+			if err != nil {
+				return err
+			}
+			if err := ix.apply(ctx, meta.Sequence.Stream, msg.Data()); err != nil {
+				return err
+			}
+		}
+		if err := batch.Error(); err != nil && !errors.Is(err, jetstream.ErrNoMessages) && !errors.Is(err, context.DeadlineExceeded) {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			return fmt.Errorf("shard %d: reading its writes: %w", ix.sh.s, err)
+		}
+		if ix.w != nil && (got == 0 || ix.docs >= commitDocs || time.Since(ix.since) >= commitEvery) {
+			if err := ix.commit(ctx); err != nil {
+				return err
+			}
+		}
+	}
+	return ctx.Err()
+}
+
+// apply applies the batch of stream sequence seq to the writer.
+func (ix *indexer) apply(ctx context.Context, seq uint64, data []byte) error {
+	recs, err := decodeBatch(data)
+	if err != nil {
+		// A message no bitsieve wrote: skipped, never indexed half.
+		ix.sh.log.Error("skipping a message of the shard's subject", "seq", seq, "error", err)
+		recs = nil
+	}
+	if ix.w == nil {
+		if ix.w, err = index.OpenWriter(ix.sh.dir, index.WriterOptions{MemoryBudget: ix.sh.n.opt.MemoryBudget, Analyzer: ix.sh.n.c.cfg.Analyzer}); err != nil {
+			return fmt.Errorf("shard %d: %w", ix.sh.s, err)
+		}
+		ix.since = time.Now()
+	}
+	for _, r := range recs {
+		switch r.op {
+		case opDelete:
+			if err := ix.w.Delete(r.doc.Key); err != nil && !errors.Is(err, index.ErrNotFound) {
+				return err
+			}
+		case opAddBlob:
+			text, err := ix.sh.n.c.files.GetBytes(ctx, r.blob)
+			if err != nil {
+				return fmt.Errorf("shard %d: the text of %q (object %s): %w", ix.sh.s, r.doc.Key, r.blob, err)
+			}
+			r.doc.Text = text
+			ix.blobs = append(ix.blobs, r.blob)
+			fallthrough
+		case opAdd:
+			if _, err := ix.w.AddIfChanged(r.doc); err != nil {
+				return err
+			}
+		}
+		ix.docs++
+	}
+	ix.seq = seq
+	return nil
+}
+
+// commit commits the writer, publishes the generation and serves it.
+func (ix *indexer) commit(ctx context.Context) error {
+	c, sh := ix.sh.n.c, ix.sh
+	w := ix.w
+	ix.w = nil
+	if _, err := w.Commit(); err != nil {
+		return fmt.Errorf("shard %d: %w", sh.s, err)
+	}
+	g, rev, err := c.publish(ctx, sh.s, sh.dir, ix.seq, ix.cur, ix.rev, sh.n.id, ix.incarnation)
+	if err != nil {
+		if errors.Is(err, jetstream.ErrKeyExists) {
+			sh.log.Warn("another node published the shard meanwhile; starting again from its generation")
+		}
+		return err
+	}
+	sh.synced = g.Files
+	if err := writeSynced(sh.dir, g.Files); err != nil {
+		return err
+	}
+	if err := sh.serve(g, rev); err != nil {
+		return err
+	}
+	ix.cur, ix.rev = g, rev
+	if err := c.stream.Purge(ctx, jetstream.WithPurgeSubject(docsSubject(c.cfg.Name, sh.s)), jetstream.WithPurgeSequence(g.Seq+1)); err != nil {
+		sh.log.Warn("cannot purge the published writes from the stream", "seq", g.Seq, "error", err)
+	}
+	for _, b := range ix.blobs {
+		if err := c.files.Delete(ctx, b); err != nil && !errors.Is(err, jetstream.ErrObjectNotFound) {
+			sh.log.Warn("cannot delete the object of an indexed text", "object", b, "error", err)
+		}
+	}
+	ix.blobs, ix.docs = ix.blobs[:0], 0
+	return nil
+}
+
+// abort drops what the writer held: those writes are still in the stream.
+func (ix *indexer) abort() {
+	if ix.w != nil {
+		ix.w.Abort()
+		ix.w = nil
+	}
+}
