@@ -7,11 +7,14 @@ import (
 	"time"
 
 	"github.com/bitsieve/bitsieve/index"
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
 // indexer is a primary's indexing of one shard: it reads the shard's
-// subject of the stream from the published generation's sequence on,
+// subject of the stream from the published generation's sequence on (an
+// ordered consumer, which the client recreates where it left off when the
+// servers lose it),
 // applies each batch to an index.Writer over the node's copy, and commits
 // and publishes when the writes pause, when enough documents wait, or
 // after commitEvery at the latest. Once a generation is published, the
@@ -48,18 +51,28 @@ func (ix *indexer) run(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("shard %d: reading its writes: %w", ix.sh.s, err)
 	}
-	for ctx.Err() == nil {
+	it, err := cons.Messages(jetstream.PullMaxMessages(256))
+	if err != nil {
+		return fmt.Errorf("shard %d: reading its writes: %w", ix.sh.s, err)
+	}
+	stopped := make(chan struct{})
+	defer close(stopped)
+	go func() {
+		select {
+		case <-ctx.Done():
+			it.Stop()
+		case <-stopped:
+			it.Stop()
+		}
+	}()
+	for {
 		wait := commitIdle
 		if ix.w == nil {
 			wait = time.Second
 		}
-		batch, err := cons.Fetch(256, jetstream.FetchMaxWait(wait))
-		if err != nil {
-			return fmt.Errorf("shard %d: reading its writes: %w", ix.sh.s, err)
-		}
-		got := 0
-		for msg := range batch.Messages() {
-			got++
+		msg, err := it.Next(jetstream.NextMaxWait(wait))
+		switch {
+		case err == nil:
 			meta, err := msg.Metadata()
 			if err != nil {
 				return err
@@ -67,20 +80,18 @@ func (ix *indexer) run(ctx context.Context) error {
 			if err := ix.apply(ctx, meta.Sequence.Stream, msg.Data()); err != nil {
 				return err
 			}
-		}
-		if err := batch.Error(); err != nil && !errors.Is(err, jetstream.ErrNoMessages) && !errors.Is(err, context.DeadlineExceeded) {
-			if ctx.Err() != nil {
-				return ctx.Err()
-			}
+		case errors.Is(err, nats.ErrTimeout):
+		case ctx.Err() != nil:
+			return ctx.Err()
+		default:
 			return fmt.Errorf("shard %d: reading its writes: %w", ix.sh.s, err)
 		}
-		if ix.w != nil && (got == 0 || ix.docs >= commitDocs || time.Since(ix.since) >= commitEvery) {
+		if ix.w != nil && (err != nil || ix.docs >= commitDocs || time.Since(ix.since) >= commitEvery) {
 			if err := ix.commit(ctx); err != nil {
 				return err
 			}
 		}
 	}
-	return ctx.Err()
 }
 
 // apply applies the batch of stream sequence seq to the writer.

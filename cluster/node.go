@@ -35,6 +35,7 @@ type Node struct {
 	wg      sync.WaitGroup
 	direct  *nats.Subscription
 	slots   chan struct{} // requests answered at once
+	beatNow chan struct{} // a shard serves a new generation: tell the others now
 	started time.Time
 
 	mu     sync.Mutex
@@ -74,6 +75,8 @@ type ShardInfo struct {
 	Primary    bool   `json:"primary"`
 	Generation uint64 `json:"generation"` // the generation it serves (0: none yet)
 	Seq        uint64 `json:"seq"`        // the stream sequence that generation holds
+	Docs       int    `json:"docs"`       // its live documents
+	Segments   int    `json:"segments"`
 	Error      string `json:"error,omitempty"`
 }
 
@@ -127,7 +130,7 @@ func (c *Cluster) Join(opt NodeOptions) (*Node, error) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	n := &Node{c: c, id: id, dir: dir, opt: opt, log: c.opt.Logger.With("node", id), ctx: ctx, cancel: cancel,
-		slots: make(chan struct{}, opt.Concurrency), started: time.Now().UTC(), shards: map[int]*shard{}}
+		slots: make(chan struct{}, opt.Concurrency), beatNow: make(chan struct{}, 1), started: time.Now().UTC(), shards: map[int]*shard{}}
 	if n.direct, err = c.nc.Subscribe(nodeSubject(c.cfg.Name, id), n.onRequest); err != nil {
 		cancel()
 		return nil, err
@@ -167,6 +170,27 @@ func (c *Cluster) checkLocal(dir string) error {
 
 // ID is the node's identity.
 func (n *Node) ID() string { return n.id }
+
+// Ready reports whether the node serves the published generation of every
+// shard it owns, and why not.
+func (n *Node) Ready() error {
+	info := n.Info()
+	n.mu.Lock()
+	listed := n.live != nil
+	n.mu.Unlock()
+	if !listed {
+		return errors.New("the node has not listed the cluster's nodes yet")
+	}
+	for _, s := range info.Shards {
+		switch {
+		case s.Error != "":
+			return fmt.Errorf("shard %d: %s", s.Shard, s.Error)
+		case s.Generation == 0:
+			return fmt.Errorf("shard %d: no generation served yet", s.Shard)
+		}
+	}
+	return nil
+}
 
 // Close leaves the cluster: the node's key is deleted, so that its shards
 // move at once, and its shards stop. Writes it had not yet published are
@@ -216,10 +240,20 @@ func (n *Node) heartbeats() {
 		case <-n.ctx.Done():
 			return
 		case <-t.C:
-			if err := n.beat(); err != nil && n.ctx.Err() == nil {
-				n.log.Warn("heartbeat failed", "error", err)
-			}
+		case <-n.beatNow:
 		}
+		if err := n.beat(); err != nil && n.ctx.Err() == nil {
+			n.log.Warn("heartbeat failed", "error", err)
+		}
+	}
+}
+
+// changed makes the next heartbeat come now, so that writers waiting for
+// a generation (Cluster.Wait) see it served at once.
+func (n *Node) changed() {
+	select {
+	case n.beatNow <- struct{}{}:
+	default:
 	}
 }
 

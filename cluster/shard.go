@@ -102,6 +102,12 @@ func (sh *shard) info() ShardInfo {
 	if sh.cur != nil {
 		si.Generation, si.Seq = sh.cur.Generation, sh.cur.Seq
 	}
+	if sh.live != nil {
+		if sn := sh.live.Acquire(); sn != nil {
+			si.Docs, si.Segments = sn.Index().NumDocs(), len(sn.Index().Segments())
+			sn.Release()
+		}
+	}
 	if sh.err != nil {
 		si.Error = sh.err.Error()
 	}
@@ -192,6 +198,7 @@ func (sh *shard) serve(g *generation, rev uint64) error {
 		return fmt.Errorf("shard %d: serving generation %d, not the published %d: %v", sh.s, gen, g.Generation, err)
 	}
 	sh.cur, sh.rev, sh.err = g, rev, nil
+	sh.n.changed()
 	if sh.sub == nil {
 		sub, err := sh.n.c.nc.QueueSubscribe(shardSubject(sh.n.c.cfg.Name, sh.s), queueGroup, sh.n.onRequest)
 		if err != nil {

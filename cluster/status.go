@@ -49,14 +49,13 @@ type ShardStatus struct {
 // writes wait for it before its lag is a problem.
 const stuckAfter = 30 * time.Second
 
-// Status reads the cluster's state.
-func (c *Cluster) Status(ctx context.Context) (*Status, error) {
-	st := &Status{Config: c.cfg, Nodes: []NodeStatus{}, Problems: []string{}}
-	infos := map[string]NodeInfo{}
+// Nodes lists the live nodes, as their keys say.
+func (c *Cluster) Nodes(ctx context.Context) ([]NodeStatus, error) {
 	ids, err := c.liveNodes(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("cluster %s: listing its nodes: %w", c.cfg.Name, err)
 	}
+	var out []NodeStatus
 	for _, id := range ids {
 		e, err := c.nodes.Get(ctx, nodeKey(id))
 		if errors.Is(err, jetstream.ErrKeyNotFound) {
@@ -67,11 +66,24 @@ func (c *Cluster) Status(ctx context.Context) (*Status, error) {
 		}
 		var info NodeInfo
 		if err := json.Unmarshal(e.Value(), &info); err != nil {
-			st.Problems = append(st.Problems, fmt.Sprintf("node %s: its key is not valid JSON", id))
-			continue
+			return nil, fmt.Errorf("node %s: its key is not valid JSON: %w", id, err)
 		}
-		infos[id] = info
-		st.Nodes = append(st.Nodes, NodeStatus{NodeInfo: info, Seen: e.Created()})
+		out = append(out, NodeStatus{NodeInfo: info, Seen: e.Created()})
+	}
+	return out, nil
+}
+
+// Status reads the cluster's state.
+func (c *Cluster) Status(ctx context.Context) (*Status, error) {
+	st := &Status{Config: c.cfg, Nodes: []NodeStatus{}, Problems: []string{}}
+	infos := map[string]NodeInfo{}
+	nodes, err := c.Nodes(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, n := range nodes {
+		infos[n.ID] = n.NodeInfo
+		st.Nodes = append(st.Nodes, n)
 	}
 	live := make([]string, 0, len(infos))
 	for id := range infos {

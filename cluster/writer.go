@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -217,8 +218,12 @@ func (w *Writer) load() error {
 		return err
 	}
 	for s, g := range f.calls {
-		if g.missing {
-			return fmt.Errorf("shard %d: listing its documents: %w", s, errUnavailable)
+		if !g.missing {
+			continue
+		}
+		// A shard that never published a generation holds nothing yet.
+		if _, _, err := w.c.loadGeneration(w.ctx, s); !errors.Is(err, errNotPublished) {
+			return fmt.Errorf("shard %d: no node answered for its documents, which the update compares with (start one with bitsieve serve --nats): %w", s, errUnavailable)
 		}
 	}
 	w.known, w.loaded = known, true
@@ -338,23 +343,52 @@ func (w *Writer) Stats() WriteStats {
 }
 
 // Wait waits until every shard in acked (Flush) has published a
-// generation that holds its writes, or ctx ends.
+// generation that holds its writes and every live owner of the shard
+// serves it, so that a search that follows sees them; or until ctx ends.
 func (c *Cluster) Wait(ctx context.Context, acked map[int]uint64) error {
+	for {
+		late, err := c.lagging(ctx, acked)
+		if err != nil {
+			return err
+		}
+		if late < 0 {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("shard %d has not indexed the writes yet (%w); they are stored, and its primary indexes them when it can: bitsieve cluster status shows its lag", late, ctx.Err())
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// lagging returns a shard of acked that some live owner does not serve
+// at the acknowledged sequence yet, or -1.
+func (c *Cluster) lagging(ctx context.Context, acked map[int]uint64) (int, error) {
+	nodes, err := c.Nodes(ctx)
+	if err != nil {
+		return 0, err
+	}
+	live := make([]string, len(nodes))
+	served := map[string]map[int]uint64{}
+	for i, n := range nodes {
+		live[i] = n.ID
+		served[n.ID] = map[int]uint64{}
+		for _, s := range n.Shards {
+			served[n.ID][s.Shard] = s.Seq
+		}
+	}
+	slices.Sort(live)
 	for s, seq := range acked {
-		for {
-			g, _, err := c.loadGeneration(ctx, s)
-			if err == nil && g.Seq >= seq {
-				break
-			}
-			if err != nil && !errors.Is(err, errNotPublished) {
-				return err
-			}
-			select {
-			case <-ctx.Done():
-				return fmt.Errorf("shard %d has not indexed the writes yet (%w); they are stored, and its primary indexes them when it can: bitsieve cluster status shows its lag", s, ctx.Err())
-			case <-time.After(50 * time.Millisecond):
+		owners := Owners(live, s, c.cfg.Replicas)
+		if len(owners) == 0 {
+			return s, nil
+		}
+		for _, id := range owners {
+			if got, ok := served[id][s]; !ok || got < seq {
+				return s, nil
 			}
 		}
 	}
-	return nil
+	return -1, nil
 }

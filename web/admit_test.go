@@ -17,7 +17,7 @@ func TestHeavyLane(t *testing.T) {
 		o.Limits.MaxHeavy = 1
 		o.Limits.QueueTimeout = 100 * time.Millisecond
 	})
-	sn, err := ts.acquire()
+	sn, err := ts.local.acquire()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,6 +24,10 @@ type searchResponse struct {
 	Generation     uint64       `json:"generation"`
 	Hits           []apiHit     `json:"hits"`
 	Stages         query.Stages `json:"stages"`
+	// A cluster's: what each shard read, and the shards missing.
+	Shards  []ShardServed `json:"shards,omitempty"`
+	Partial bool          `json:"partial,omitempty"`
+	Missing []int         `json:"missing_shards,omitempty"`
 }
 
 // apiHit is one hit; highlights are byte ranges of snippet, always present;
@@ -38,11 +42,6 @@ type apiHit struct {
 }
 
 func (s *Server) apiSearch(c *echo.Context) error {
-	sn, err := s.acquire()
-	if err != nil {
-		return err
-	}
-	defer sn.Release()
 	q := queryText(c)
 	limit, err := intParam(c, "limit", query.DefaultLimit, 1, s.limits.MaxPageSize)
 	if err != nil {
@@ -56,13 +55,13 @@ func (s *Server) apiSearch(c *echo.Context) error {
 	if err != nil {
 		return err
 	}
-	res, err := s.search(c.Request().Context(), sn, query.Request{Query: q, Limit: limit, Offset: offset, Snippets: snippets})
+	res, served, err := s.search(c.Request().Context(), query.Request{Query: q, Limit: limit, Offset: offset, Snippets: snippets})
 	if err != nil {
 		return err
 	}
 	out := searchResponse{Query: res.Query, Total: res.Total, Candidates: res.Candidates, FalsePositives: res.FalsePositives,
-		TookMicros: res.TookMicros, Offset: offset, Limit: limit, Generation: sn.Index().Generation(),
-		Hits: make([]apiHit, len(res.Hits)), Stages: res.Stages}
+		TookMicros: res.TookMicros, Offset: offset, Limit: limit, Generation: served.Generation,
+		Hits: make([]apiHit, len(res.Hits)), Stages: res.Stages, Shards: served.Shards, Partial: served.Partial, Missing: served.Missing}
 	for i, h := range res.Hits {
 		out.Hits[i] = apiHit{Key: h.Key, Title: h.Title, Score: h.Score, Snippet: h.Snippet, Highlights: h.Highlights, Line: h.Line}
 		if out.Hits[i].Highlights == nil {
@@ -73,12 +72,7 @@ func (s *Server) apiSearch(c *echo.Context) error {
 }
 
 func (s *Server) apiExplain(c *echo.Context) error {
-	sn, err := s.acquire()
-	if err != nil {
-		return err
-	}
-	defer sn.Release()
-	ex, err := s.explain(c.Request().Context(), sn, queryText(c))
+	ex, _, err := s.explain(c.Request().Context(), queryText(c))
 	if err != nil {
 		return err
 	}
@@ -86,16 +80,11 @@ func (s *Server) apiExplain(c *echo.Context) error {
 }
 
 func (s *Server) apiDocument(c *echo.Context) error {
-	sn, err := s.acquire()
-	if err != nil {
-		return err
-	}
-	defer sn.Release()
 	key, err := documentKey(c)
 	if err != nil {
 		return err
 	}
-	doc, err := s.document(sn, key, queryText(c))
+	doc, err := s.document(c.Request().Context(), key, queryText(c))
 	if err != nil {
 		return err
 	}
@@ -103,12 +92,11 @@ func (s *Server) apiDocument(c *echo.Context) error {
 }
 
 func (s *Server) apiStats(c *echo.Context) error {
-	sn, err := s.acquire()
+	st, err := s.backend.Stats(c.Request().Context())
 	if err != nil {
 		return err
 	}
-	defer sn.Release()
-	return c.JSON(http.StatusOK, sn.Index().Stats())
+	return c.JSON(http.StatusOK, st)
 }
 
 func (s *Server) healthz(c *echo.Context) error {
@@ -120,54 +108,43 @@ func (s *Server) healthz(c *echo.Context) error {
 // error when the newest MANIFEST failed to open (the previous snapshot is
 // still served).
 func (s *Server) readyz(c *echo.Context) error {
-	gen, err := s.live.Ready()
+	sum, err := s.backend.Ready(c.Request().Context())
 	if err != nil {
 		return c.JSON(http.StatusServiceUnavailable, map[string]any{
-			"error": "not ready", "detail": err.Error(), "serving_generation": gen})
+			"error": "not ready", "detail": err.Error(), "serving_generation": sum.Generation})
 	}
-	sn, err := s.acquire()
-	if err != nil {
-		return err
-	}
-	defer sn.Release()
-	return c.JSON(http.StatusOK, map[string]any{"status": "ready", "generation": gen,
-		"documents": sn.Index().NumDocs(), "segments": len(sn.Index().Segments())})
+	return c.JSON(http.StatusOK, map[string]any{"status": "ready", "generation": sum.Generation,
+		"documents": sum.Docs, "segments": sum.Segments})
 }
 
 // search checks q against the limits and runs it with the search timeout,
 // admitted by its cost (admit) once Search has compiled it.
-func (s *Server) search(ctx context.Context, sn *query.Snapshot, req query.Request) (*query.Result, error) {
-	if err := s.checkQuery(sn, req.Query); err != nil {
-		return nil, err
+func (s *Server) search(ctx context.Context, req query.Request) (*query.Result, Served, error) {
+	if err := s.checkQuery(req.Query); err != nil {
+		return nil, Served{}, err
 	}
 	queued := ctx // the wait for a slot has its own timeout, not the search's
 	req.Admit = func(c query.Cost) (int, func(), error) { return s.admit(queued, c) }
 	ctx, cancel := context.WithTimeout(ctx, s.limits.SearchTimeout)
 	defer cancel()
-	res, err := sn.Searcher().Search(ctx, req)
+	res, served, err := s.backend.Search(ctx, req)
 	if err != nil {
-		return nil, err
+		return nil, served, err
 	}
 	s.metrics.observeSearch(res)
-	return res, nil
+	return res, served, nil
 }
 
-func (s *Server) explain(ctx context.Context, sn *query.Snapshot, q string) (*query.Explanation, error) {
-	if err := s.checkQuery(sn, q); err != nil {
-		return nil, err
+// explain explains q, admitted by its cost as a search is.
+func (s *Server) explain(ctx context.Context, q string) (*query.Explanation, Served, error) {
+	if err := s.checkQuery(q); err != nil {
+		return nil, Served{}, err
 	}
-	cost, err := sn.Searcher().Cost(q)
-	if err != nil {
-		return nil, err
-	}
-	_, release, err := s.admit(ctx, cost)
-	if err != nil {
-		return nil, err
-	}
-	defer release()
+	queued := ctx
+	admit := func(c query.Cost) (int, func(), error) { return s.admit(queued, c) }
 	ctx, cancel := context.WithTimeout(ctx, s.limits.SearchTimeout)
 	defer cancel()
-	return sn.Searcher().Explain(ctx, q)
+	return s.backend.Explain(ctx, q, admit)
 }
 
 // admit takes the slots a search of estimated cost c (query.Cost) needs
@@ -202,13 +179,13 @@ func (s *Server) admit(ctx context.Context, c query.Cost) (workers int, release 
 
 // document returns a stored document by key; only indexed documents are
 // reachable (the key is looked up in the index, never used as a path).
-func (s *Server) document(sn *query.Snapshot, key, q string) (*query.DocumentView, error) {
+func (s *Server) document(ctx context.Context, key, q string) (*query.DocumentView, error) {
 	if q != "" {
-		if err := s.checkQuery(sn, q); err != nil {
+		if err := s.checkQuery(q); err != nil {
 			return nil, err
 		}
 	}
-	return sn.Searcher().Document(key, q)
+	return s.backend.Document(ctx, key, q)
 }
 
 // checkQuery enforces the server's query limits before any search work, and
@@ -216,11 +193,11 @@ func (s *Server) document(sn *query.Snapshot, key, q string) (*query.DocumentVie
 // more than query.MaxPrefixTerms terms is refused by the searcher when it
 // compiles the query (before admission: Search, Cost and Document compile
 // first), with a *query.ParseError that classify turns into the same 400.
-func (s *Server) checkQuery(sn *query.Snapshot, q string) error {
+func (s *Server) checkQuery(q string) error {
 	if len(q) > s.limits.MaxQueryBytes {
 		return errorf(http.StatusBadRequest, "bad query", "query too long: it has %d bytes and the limit is %d", len(q), s.limits.MaxQueryBytes)
 	}
-	root, err := sn.Searcher().Parse(q)
+	root, err := s.backend.Parse(q)
 	if err != nil {
 		return err
 	}

@@ -201,7 +201,7 @@ func TestDocumentAPI(t *testing.T) {
 func TestExplainAPI(t *testing.T) {
 	ts := newTestServer(t, nil)
 	ex := decode[query.Explanation](t, ts.get(t, "/api/explain?q=white+whale"), http.StatusOK)
-	sn := ts.live.Acquire()
+	sn := ts.local.live.Acquire()
 	defer sn.Release()
 	want, err := sn.Searcher().Explain(context.Background(), "white whale")
 	if err != nil {

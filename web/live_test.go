@@ -24,7 +24,7 @@ import (
 // closed when its last request ends.
 func TestLiveReload(t *testing.T) {
 	ts := newTestServer(t, nil)
-	old := ts.live.Acquire() // a request in flight on generation 1
+	old := ts.local.live.Acquire() // a request in flight on generation 1
 
 	docs := append(testDocs(), doc("new/zebra.txt", "Zebra", "A zebra crossed the harbour."))
 	buildIndex(t, ts.dir, docs)

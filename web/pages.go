@@ -122,10 +122,8 @@ func (s *Server) render(c *echo.Context, status int, name string, d *pageData) e
 // filled in so it can be corrected.
 func (s *Server) renderError(c *echo.Context, ae *apiError) {
 	d := &pageData{Title: ae.Err, Error: ae, Query: queryText(c)}
-	if sn := s.live.Acquire(); sn != nil {
-		d.Docs, d.Segments = sn.Index().NumDocs(), len(sn.Index().Segments())
-		sn.Release()
-	}
+	sum := s.backend.Summary()
+	d.Docs, d.Segments = sum.Docs, sum.Segments
 	if c.Path() == "/explain" {
 		d.Action = "/explain"
 	}
@@ -142,12 +140,8 @@ func (s *Server) homePage(c *echo.Context) error {
 	if q := queryText(c); q != "" { // a search form that posted to /
 		return c.Redirect(http.StatusFound, "/search?"+url.Values{"q": {q}}.Encode())
 	}
-	sn, err := s.acquire()
-	if err != nil {
-		return err
-	}
-	defer sn.Release()
-	d := &pageData{Title: "bitsieve", Home: true, Docs: sn.Index().NumDocs(), Segments: len(sn.Index().Segments()), Sample: s.opt.Sample}
+	sum := s.backend.Summary()
+	d := &pageData{Title: "bitsieve", Home: true, Docs: sum.Docs, Segments: sum.Segments, Sample: s.opt.Sample}
 	for _, q := range homeExamples {
 		d.Examples = append(d.Examples, example{q, searchURL(q, 1)})
 	}
@@ -165,6 +159,7 @@ type resultsView struct {
 	ExplainURL                        string
 	Capped                            bool // more results exist than pages reach
 	PastEnd                           *pastEnd
+	Missing                           []int // a cluster's shards that did not answer
 }
 
 // pastEnd is what a results page past the last one shows instead of hits.
@@ -220,17 +215,12 @@ func (s *Server) searchPage(c *echo.Context) error {
 	if pg < 1 {
 		return c.Redirect(http.StatusFound, searchURL(q, 1))
 	}
-	sn, err := s.acquire()
-	if err != nil {
-		return err
-	}
-	defer sn.Release()
 	maxPage := s.limits.MaxOffset/pageSize + 1
 	req := query.Request{Query: q, Limit: pageSize, Offset: (pg - 1) * pageSize, Snippets: true}
 	if pg > maxPage { // past any page shown: only the total is needed
 		req = query.Request{Query: q, Limit: 1}
 	}
-	res, err := s.search(c.Request().Context(), sn, req)
+	res, served, err := s.search(c.Request().Context(), req)
 	if err != nil {
 		return err
 	}
@@ -272,8 +262,10 @@ func (s *Server) searchPage(c *echo.Context) error {
 	if pg > 1 {
 		title = fmt.Sprintf("%s (page %d) — bitsieve", q, pg)
 	}
+	rv.Missing = served.Missing
+	sum := s.backend.Summary()
 	return s.render(c, http.StatusOK, "results", &pageData{Title: title, Query: q, Results: rv,
-		Docs: sn.Index().NumDocs(), Segments: len(sn.Index().Segments()), Sample: s.opt.Sample})
+		Docs: sum.Docs, Segments: sum.Segments, Sample: s.opt.Sample})
 }
 
 // pageParam reads the page parameter: 1 when absent, and any whole number,
@@ -320,12 +312,7 @@ func (s *Server) documentPage(c *echo.Context) error {
 	if key == "" {
 		return badRequest("give the document's key: /doc?key=...")
 	}
-	sn, err := s.acquire()
-	if err != nil {
-		return err
-	}
-	defer sn.Release()
-	doc, err := s.document(sn, key, q)
+	doc, err := s.document(c.Request().Context(), key, q)
 	if err != nil {
 		return err
 	}
@@ -356,8 +343,9 @@ func (s *Server) documentPage(c *echo.Context) error {
 	if title == "" {
 		title = doc.Key
 	}
+	sum := s.backend.Summary()
 	return s.render(c, http.StatusOK, "document", &pageData{Title: title + " — bitsieve", Query: q, Doc: dv,
-		Docs: sn.Index().NumDocs(), Segments: len(sn.Index().Segments()), Sample: s.opt.Sample})
+		Docs: sum.Docs, Segments: sum.Segments, Sample: s.opt.Sample})
 }
 
 func (s *Server) explainPage(c *echo.Context) error {
@@ -365,19 +353,14 @@ func (s *Server) explainPage(c *echo.Context) error {
 	if strings.TrimSpace(q) == "" {
 		return c.Redirect(http.StatusFound, "/")
 	}
-	sn, err := s.acquire()
-	if err != nil {
-		return err
-	}
-	defer sn.Release()
-	ex, err := s.explain(c.Request().Context(), sn, q)
+	ex, _, err := s.explain(c.Request().Context(), q)
 	if err != nil {
 		return err
 	}
 	ev := newExplainView(ex)
 	ev.SearchURL = searchURL(q, 1)
 	return s.render(c, http.StatusOK, "explain", &pageData{Title: "explain " + q + " — bitsieve", Query: q, Action: "/explain",
-		Explain: ev, Docs: sn.Index().NumDocs(), Segments: len(sn.Index().Segments()), Sample: s.opt.Sample})
+		Explain: ev, Docs: ex.Docs, Segments: len(ex.Segments), Sample: s.opt.Sample})
 }
 
 // static serves the embedded files. Their URLs carry the files' hash, so

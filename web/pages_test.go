@@ -280,7 +280,7 @@ func TestExplainPage(t *testing.T) {
 		}
 	}
 	// The strips are real: the AND survivors drawn equal Explain's counts.
-	sn := ts.live.Acquire()
+	sn := ts.local.live.Acquire()
 	defer sn.Release()
 	ex, err := sn.Searcher().Explain(t.Context(), "white whale")
 	if err != nil {

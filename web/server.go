@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/bitsieve/bitsieve/index"
-	"github.com/bitsieve/bitsieve/query"
 	"github.com/labstack/echo/v5"
 )
 
@@ -114,8 +113,12 @@ func (l Limits) withDefaults() Limits {
 
 // Options configure a Server.
 type Options struct {
-	// Dir is the index directory to serve. It must hold an index.
+	// Dir is the index directory to serve. It must hold an index, unless
+	// Backend is set.
 	Dir string
+	// Backend, if set, is what the server serves instead of Dir: a
+	// cluster index.
+	Backend Backend
 	// Index, if set, is an open snapshot of Dir to serve first, so the
 	// caller's open is not repeated; the server owns it from then on.
 	Index *index.Index
@@ -140,14 +143,14 @@ type Server struct {
 	limits  Limits
 	log     *slog.Logger
 	e       *echo.Echo
-	live    *query.Live
+	backend Backend
+	local   *localBackend // the backend, when it is Dir
 	metrics *metrics
 	limiter *limiter // the search slots
 	heavy   *limiter // the heavy searches' lane, taken before a search slot
 	pages   *pages
 	started time.Time
 
-	writeMu   sync.Mutex // one write at a time: the index has a single writer
 	stopWatch context.CancelFunc
 	watching  sync.WaitGroup
 }
@@ -168,8 +171,14 @@ func New(opt Options) (*Server, error) {
 	if s.pages, err = newPages(); err != nil {
 		return nil, err
 	}
-	if s.live, err = openLive(opt.Dir, opt.Index, s, opt.PollInterval); err != nil {
-		return nil, err
+	s.backend = opt.Backend
+	if s.backend == nil {
+		live, err := openLive(opt.Dir, opt.Index, s, opt.PollInterval)
+		if err != nil {
+			return nil, err
+		}
+		s.local = &localBackend{dir: opt.Dir, live: live}
+		s.backend = s.local
 	}
 	s.e = echo.NewWithConfig(echo.Config{
 		Logger:           s.log,
@@ -182,7 +191,9 @@ func New(opt Options) (*Server, error) {
 	s.routes()
 	ctx, cancel := context.WithCancel(context.Background())
 	s.stopWatch = cancel
-	s.watching.Go(func() { s.live.Watch(ctx) })
+	if s.local != nil {
+		s.watching.Go(func() { s.local.live.Watch(ctx) })
+	}
 	return s, nil
 }
 
@@ -259,12 +270,12 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 func (s *Server) Close() error {
 	s.stopWatch()
 	s.watching.Wait()
-	s.live.Close()
-	return nil
+	return s.backend.Close()
 }
 
-// Reload looks at the index directory now instead of waiting for the watcher.
-func (s *Server) Reload() { _ = s.live.Reload(false) }
+// Reload looks for a newer state of the index now instead of waiting for
+// the watcher.
+func (s *Server) Reload() { s.backend.Reload() }
 
 func (s *Server) writesState() string {
 	switch {
@@ -274,13 +285,4 @@ func (s *Server) writesState() string {
 		return "disabled (no write token)"
 	}
 	return "enabled (bearer token)"
-}
-
-// acquire takes a reference to the current snapshot for one request.
-func (s *Server) acquire() (*query.Snapshot, error) {
-	sn := s.live.Acquire()
-	if sn == nil {
-		return nil, errorf(http.StatusServiceUnavailable, "unavailable", "the server is shutting down")
-	}
-	return sn, nil
 }

@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/bitsieve/bitsieve/index"
+	"github.com/bitsieve/bitsieve/query"
 	"github.com/labstack/echo/v5"
 )
 
@@ -22,13 +23,8 @@ const maxKeyBytes = 4096
 
 // writeResponse is the body of a successful write.
 type writeResponse struct {
-	Added      int    `json:"added"`     // documents with a new key
-	Replaced   int    `json:"replaced"`  // documents that replaced one with the same key
-	Unchanged  int    `json:"unchanged"` // documents identical to the indexed ones, left alone
-	Deleted    int    `json:"deleted"`   // documents deleted
-	Generation uint64 `json:"generation"`
-	Documents  int    `json:"documents"` // live documents after the change
-	TookMillis int64  `json:"took_ms"`
+	WriteResult
+	TookMillis int64 `json:"took_ms"`
 }
 
 // authorizeWrite refuses writes unless the server has a write token and the
@@ -81,21 +77,20 @@ func (s *Server) apiDeleteDocument(c *echo.Context) error {
 	return s.write(c, "delete", nil, []string{key})
 }
 
-// write applies one batch in one commit and makes it visible: the response
-// is sent once searches see the new snapshot. Documents identical to the
-// indexed ones are left alone.
+// write applies one batch through the backend: in one commit, visible
+// when the response is sent, on one index; stored by the cluster's stream
+// (and indexed shortly) on a cluster. Documents identical to the indexed
+// ones are left alone.
 func (s *Server) write(c *echo.Context, op string, docs []index.Document, deletes []string) error {
-	s.writeMu.Lock()
-	defer s.writeMu.Unlock()
 	start := time.Now()
-	st, err := s.apply(docs, deletes)
+	st, err := s.backend.Write(c.Request().Context(), docs, deletes)
 	if err != nil {
 		s.metrics.writes.WithLabelValues(op, "error").Inc()
 		switch {
 		case errors.Is(err, index.ErrLocked):
 			return &apiError{Status: http.StatusConflict, Err: "locked", RetryAfter: 5,
 				Detail: "another writer (such as a 'bitsieve index' run) holds the index lock; retry when it has finished"}
-		case errors.Is(err, index.ErrNotFound):
+		case errors.Is(err, query.ErrNotFound):
 			return errorf(http.StatusNotFound, "not found", "no document with this key is in the index")
 		}
 		return err
@@ -103,46 +98,10 @@ func (s *Server) write(c *echo.Context, op string, docs []index.Document, delete
 	if st.CompactErr != nil {
 		s.log.Warn("compaction after a write failed; the write stands", "request_id", requestID(c), "error", st.CompactErr)
 	}
-	s.live.Reload(true)
 	s.metrics.writes.WithLabelValues(op, "ok").Inc()
-	sn, err := s.acquire()
-	if err != nil {
-		return err
-	}
-	defer sn.Release()
 	s.log.Info("index changed through the API", "request_id", requestID(c), "op", op, "added", st.Added,
-		"replaced", st.Replaced, "unchanged", st.Unchanged, "deleted", st.Deleted, "generation", st.Generation)
-	return c.JSON(http.StatusOK, writeResponse{Added: st.Added, Replaced: st.Replaced, Unchanged: st.Unchanged,
-		Deleted: st.Deleted, Generation: sn.Index().Generation(), Documents: sn.Index().NumDocs(),
-		TookMillis: time.Since(start).Milliseconds()})
-}
-
-// apply adds and deletes documents through the index's writer, in one
-// commit. The served snapshot is lent to the writer as its base, so the
-// index is not opened again.
-func (s *Server) apply(docs []index.Document, deletes []string) (index.WriteStats, error) {
-	sn, err := s.acquire()
-	if err != nil {
-		return index.WriteStats{}, err
-	}
-	defer sn.Release()
-	w, err := index.OpenWriter(s.opt.Dir, index.WriterOptions{Snapshot: sn.Index()})
-	if err != nil {
-		return index.WriteStats{}, err
-	}
-	for _, d := range docs {
-		if _, err := w.AddIfChanged(d); err != nil {
-			w.Abort()
-			return index.WriteStats{}, err
-		}
-	}
-	for _, k := range deletes {
-		if err := w.Delete(k); err != nil {
-			w.Abort()
-			return index.WriteStats{}, err
-		}
-	}
-	return w.Commit()
+		"replaced", st.Replaced, "unchanged", st.Unchanged, "deleted", st.Deleted, "generation", st.Generation, "pending", st.Pending)
+	return c.JSON(http.StatusOK, writeResponse{WriteResult: st, TookMillis: time.Since(start).Milliseconds()})
 }
 
 // docRecord is one document of a write request.

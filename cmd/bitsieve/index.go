@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/bitsieve/bitsieve/bench"
+	"github.com/bitsieve/bitsieve/cluster"
 	"github.com/bitsieve/bitsieve/corpus"
 	"github.com/bitsieve/bitsieve/index"
 	"github.com/bitsieve/bitsieve/ingest"
@@ -48,6 +49,10 @@ func runIndex(fs *pflag.FlagSet) runFunc {
 	rank := fs.Int("rank", def.Rank, "signature parameter: the higher rank of shared rows, 3 to 6 (a bit per 2^rank documents; 0: rank-0 rows only)")
 	pairK := fs.Int("pair-rows", def.PairK, "signature parameter: shared rows of each pair of adjacent words one of which is common, which phrases match on (0: no pairs)")
 	memory := fs.Int("memory", index.DefaultMemoryBudget>>20, "MiB of analyzed documents held, buffered or being written as segments (Go's heap limit is set to three times this); less makes more, smaller segments")
+	nf := addNATSFlags(fs)
+	shards := fs.Int("shards", 0, fmt.Sprintf("with --nats: the shard count of a cluster this run creates (default %d; an existing cluster keeps its own)", cluster.DefaultShards))
+	replicas := fs.Int("replicas", 0, fmt.Sprintf("with --nats: how many nodes serve each shard of a cluster this run creates (default %d)", cluster.DefaultReplicas))
+	wait := fs.Duration("wait", 2*time.Minute, "with --nats: how long to wait for the shards to index the writes (0: return once they are stored)")
 	return func(args []string, stdout, stderr io.Writer) int {
 		paths := args
 		if len(paths) == 0 {
@@ -58,6 +63,22 @@ func runIndex(fs *pflag.FlagSet) runFunc {
 			if _, err := os.Stat(p); err != nil {
 				return fail(stderr, "cannot index %s: %v", p, errText(err))
 			}
+		}
+		if nf.set() {
+			for _, name := range []string{"index", "rebuild", "watch", "with-inverted", "density", "snr", "list-density", "rank", "pair-rows", "memory"} {
+				if fs.Changed(name) {
+					return fail(stderr, "--%s is for a local index, not a cluster (--nats): a cluster's nodes index its shards", name)
+				}
+			}
+			job := clusterJob{nats: nf, paths: paths, prune: *prune, shards: *shards, replicas: *replicas, wait: *wait,
+				walk: corpus.WalkOptions{MaxFileSize: *maxSize, IncludeHidden: *hidden, NoIgnore: *noIgnore, Include: include, Exclude: exclude}}
+			if fs.Changed("lang") {
+				job.lang = *lang
+			}
+			return job.run(stdout, stderr, *asJSON, *verbose)
+		}
+		if fs.Changed("shards") || fs.Changed("replicas") || fs.Changed("wait") {
+			return fail(stderr, "--shards, --replicas and --wait are for a cluster: give its servers with --nats")
 		}
 		if *watch && *withInverted {
 			return fail(stderr, "--with-inverted builds postings once; it cannot be combined with --watch")
@@ -235,6 +256,11 @@ func printIndexSummary(stdout io.Writer, dir string, ws index.WriteStats, total 
 		fmt.Fprintf(stdout, "compacted: %d segments merged into %d, %d deleted documents dropped\n", c.SegmentsIn, c.SegmentsOut, c.Dropped)
 	}
 	fmt.Fprintf(stdout, "index: %s in %d segments (generation %d)\n", humanBytes(ws.IndexBytes), ws.IndexSegments, ws.Generation)
+	printSkipped(stdout, total, verbose)
+}
+
+// printSkipped prints the skipped files by reason, and with verbose each one.
+func printSkipped(stdout io.Writer, total corpus.Stats, verbose bool) {
 	if len(total.Skipped) > 0 {
 		reasons := make([]string, 0, len(total.Counts))
 		for r, n := range total.Counts {

@@ -42,6 +42,7 @@ import (
 // command is one subcommand: define declares its flags on the command's
 // flag set and returns the function that runs it once they are parsed.
 type command struct {
+	parent  string // the command it is a subcommand of ("cluster status"), or ""
 	name    string
 	args    string // what follows the flags, for the usage line
 	summary string
@@ -100,6 +101,7 @@ func newRoot(stdout, stderr io.Writer, code *int) *cobra.Command {
 	root.SetErr(stderr)
 	root.SetVersionTemplate("bitsieve {{.Version}}\n")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return err })
+	parents := map[string]*cobra.Command{}
 	for _, c := range commands {
 		sub := &cobra.Command{
 			Use:                   c.name + " [flags] " + c.args,
@@ -112,11 +114,25 @@ func newRoot(stdout, stderr io.Writer, code *int) *cobra.Command {
 			*code = exec(args, stdout, stderr)
 			return nil
 		}
-		root.AddCommand(sub)
+		if c.parent == "" {
+			root.AddCommand(sub)
+			continue
+		}
+		p := parents[c.parent]
+		if p == nil {
+			p = &cobra.Command{Use: c.parent + " COMMAND", Short: parentSummaries[c.parent], Args: cobra.NoArgs,
+				Run: func(cmd *cobra.Command, args []string) { cmd.Help() }}
+			parents[c.parent] = p
+			root.AddCommand(p)
+		}
+		p.AddCommand(sub)
 	}
 	root.AddCommand(manCommand(root))
 	return root
 }
+
+// parentSummaries describe the commands that group subcommands.
+var parentSummaries = map[string]string{"cluster": "a cluster index on NATS JetStream: status"}
 
 // rootUsage prints the command list, for a bare `bitsieve`.
 func rootUsage(w io.Writer) {

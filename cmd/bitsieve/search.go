@@ -10,6 +10,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/bitsieve/bitsieve/cluster"
 	"github.com/bitsieve/bitsieve/query"
 )
 
@@ -25,6 +26,7 @@ func runSearch(fs *pflag.FlagSet) runFunc {
 	asJSON := fs.Bool("json", false, "print one JSON object per query")
 	queries := fs.String("queries", "", "run every query of this file (one per line; - for stdin), printing one JSON line each")
 	color := fs.String("color", "auto", "highlight matches with colour: auto (when stdout is a terminal and $NO_COLOR is empty), always or never")
+	nf := addNATSFlags(fs)
 	return func(args []string, stdout, stderr io.Writer) int {
 		if *color != "auto" && *color != "always" && *color != "never" {
 			return fail(stderr, "--color wants auto, always or never, not %q", *color)
@@ -36,30 +38,36 @@ func runSearch(fs *pflag.FlagSet) runFunc {
 		if *limit < 0 || *offset < 0 {
 			return fail(stderr, "--limit and --offset must not be negative")
 		}
-		s, closeIx, err := openSearcher(*dir, stderr)
+		if nf.set() && *dir != "" {
+			return fail(stderr, "give --index or --nats, not both")
+		}
+		search, done, err := openSearch(*dir, nf, stderr)
 		if err != nil {
 			return fail(stderr, "%v", err)
 		}
-		defer closeIx()
+		defer done()
 		ctx := context.Background()
 		req := query.Request{Limit: *limit, Offset: *offset, CountOnly: *count, Snippets: true}
 
 		if *queries != "" {
-			return searchFile(ctx, s, *queries, req, stdout, stderr)
+			return searchFile(ctx, search, *queries, req, stdout, stderr)
 		}
 		req.Query = q
-		res, err := s.Search(ctx, req)
+		res, out, err := search(ctx, req)
 		if err != nil {
 			return fail(stderr, "%v", err)
 		}
 		switch {
 		case *asJSON:
-			json.NewEncoder(stdout).Encode(res)
+			json.NewEncoder(stdout).Encode(out)
 		case *count:
 			fmt.Fprintln(stdout, res.Total)
 		default:
 			useColor := *color == "always" || (*color == "auto" && os.Getenv("NO_COLOR") == "" && isTerminalWriter(stdout))
 			printHits(stdout, res, *offset, useColor)
+		}
+		if cr, ok := out.(*cluster.SearchResult); ok && cr.Partial {
+			return fail(stderr, "the answer is partial: no owner of shard %s answered, and the total counts only the other shards", missingShards(cr.Missing))
 		}
 		if res.Total == 0 {
 			return exitNoMatch
@@ -68,10 +76,41 @@ func runSearch(fs *pflag.FlagSet) runFunc {
 	}
 }
 
+// searchFunc runs one search: the result, and what --json prints of it.
+type searchFunc func(ctx context.Context, req query.Request) (*query.Result, any, error)
+
+// openSearch opens what the search command searches: the index in dir
+// (or the default one), or the cluster of nf.
+func openSearch(dir string, nf *natsFlags, stderr io.Writer) (searchFunc, func(), error) {
+	if nf.set() {
+		ctx, cancel := context.WithTimeout(context.Background(), openTimeout)
+		defer cancel()
+		c, done, err := nf.open(ctx, quietLogger())
+		if err != nil {
+			return nil, nil, err
+		}
+		return func(ctx context.Context, req query.Request) (*query.Result, any, error) {
+			r, err := c.Search(ctx, req)
+			if err != nil {
+				return nil, nil, err
+			}
+			return r.Result, r, nil
+		}, done, nil
+	}
+	s, closeIx, err := openSearcher(dir, stderr)
+	if err != nil {
+		return nil, nil, err
+	}
+	return func(ctx context.Context, req query.Request) (*query.Result, any, error) {
+		r, err := s.Search(ctx, req)
+		return r, r, err
+	}, closeIx, nil
+}
+
 // searchFile runs one query per line, printing a JSON line for each; a bad
 // query prints {"query", "error"} and the run goes on, to exit with
 // exitError at the end.
-func searchFile(ctx context.Context, s *query.Searcher, path string, req query.Request, stdout, stderr io.Writer) int {
+func searchFile(ctx context.Context, search searchFunc, path string, req query.Request, stdout, stderr io.Writer) int {
 	var r io.Reader = os.Stdin
 	if path != "-" {
 		f, err := os.Open(path)
@@ -88,12 +127,15 @@ func searchFile(ctx context.Context, s *query.Searcher, path string, req query.R
 		line, err := br.ReadString('\n')
 		if q := strings.TrimSpace(line); q != "" {
 			req.Query = q
-			res, qerr := s.Search(ctx, req)
+			_, out, qerr := search(ctx, req)
+			if cr, ok := out.(*cluster.SearchResult); ok && cr.Partial && qerr == nil {
+				qerr = fmt.Errorf("the answer is partial: no owner of shard %s answered", missingShards(cr.Missing))
+			}
 			if qerr != nil {
 				failed++
 				enc.Encode(map[string]string{"query": q, "error": qerr.Error()})
 			} else {
-				enc.Encode(res)
+				enc.Encode(out)
 			}
 		}
 		if err == io.EOF {

@@ -11,6 +11,8 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/bitsieve/bitsieve/cluster"
+	"github.com/bitsieve/bitsieve/tokenize"
 	"github.com/bitsieve/bitsieve/web"
 )
 
@@ -34,6 +36,10 @@ func runServe(fs *pflag.FlagSet) runFunc {
 	fs.IntVar(&lim.MaxHeavy, "max-heavy", lim.MaxHeavy, "heavy searches running at once, one core each; more wait in their own queue")
 	fs.Int64Var(&lim.MaxBodyBytes, "max-body", lim.MaxBodyBytes, "largest request body in bytes (write API); larger get 413")
 	fs.IntVar(&lim.MaxPageSize, "max-page-size", lim.MaxPageSize, "most hits per page (limit)")
+	nf := addNATSFlags(fs)
+	data := fs.String("data", "", "with --nats: the node's directory, for its identity and its copies of shards (default ~/.local/share/bitsieve/nodes)")
+	shards := fs.Int("shards", 0, "with --nats: the shard count the node expects (a cluster created by this node gets it; another count is refused)")
+	lang := fs.String("lang", "", "with --nats: the analyzer the node expects (a cluster created by this node gets it; another is refused)")
 	return func(args []string, stdout, stderr io.Writer) int {
 		if len(args) > 0 {
 			return fail(stderr, "serve takes no arguments (got %q); the index is chosen with --index", args[0])
@@ -55,6 +61,16 @@ func runServe(fs *pflag.FlagSet) runFunc {
 			return fail(stderr, "--log must be text or json, not %q", *logFormat)
 		}
 		logger := slog.New(h)
+
+		if nf.set() {
+			if *dir != "" || *watch != "" {
+				return fail(stderr, "--index and --watch serve a local index; a cluster node (--nats) serves the cluster's shards")
+			}
+			return serveCluster(nf, clusterNode{data: *data, shards: *shards, lang: *lang}, web.Options{WriteToken: *token, Limits: lim, Logger: logger}, *addr, stderr)
+		}
+		if fs.Changed("data") || fs.Changed("shards") || fs.Changed("lang") {
+			return fail(stderr, "--data, --shards and --lang are for a cluster node: give the cluster's servers with --nats")
+		}
 
 		var follow *follower
 		if *watch != "" {
@@ -78,23 +94,13 @@ func runServe(fs *pflag.FlagSet) runFunc {
 		}
 		defer srv.Close()
 
-		ln, err := net.Listen("tcp", *addr)
+		ln, err := listen(*addr, logger)
 		if err != nil {
-			return fail(stderr, "cannot listen on %s: %v", *addr, err)
-		}
-		if host, _, err := net.SplitHostPort(ln.Addr().String()); err == nil {
-			if ip := net.ParseIP(host); ip != nil && !ip.IsLoopback() {
-				logger.Warn("listening beyond loopback: anyone who can reach this address can search the index", "address", ln.Addr().String())
-			}
+			return fail(stderr, "%v", err)
 		}
 		fmt.Fprintf(stderr, "bitsieve: serving %d documents at http://%s/ (Ctrl-C to stop)\n", ix.NumDocs(), ln.Addr())
-
-		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		ctx, stop := stopContext()
 		defer stop()
-		go func() {
-			<-ctx.Done()
-			stop() // a second Ctrl-C stops at once
-		}()
 		if follow != nil {
 			go follow.loop(ctx)
 		}
@@ -103,4 +109,91 @@ func runServe(fs *pflag.FlagSet) runFunc {
 		}
 		return exitOK
 	}
+}
+
+// listen listens on addr, warning when it is not loopback.
+func listen(addr string, logger *slog.Logger) (net.Listener, error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("cannot listen on %s: %v", addr, err)
+	}
+	if host, _, err := net.SplitHostPort(ln.Addr().String()); err == nil {
+		if ip := net.ParseIP(host); ip != nil && !ip.IsLoopback() {
+			logger.Warn("listening beyond loopback: anyone who can reach this address can search the index", "address", ln.Addr().String())
+		}
+	}
+	return ln, nil
+}
+
+// stopContext ends at the first SIGINT or SIGTERM; a second stops the
+// process at once.
+func stopContext() (context.Context, context.CancelFunc) {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	go func() {
+		<-ctx.Done()
+		stop()
+	}()
+	return ctx, stop
+}
+
+// clusterNode is what serve --nats expects of the cluster and where it
+// keeps its shards.
+type clusterNode struct {
+	data   string
+	shards int
+	lang   string
+}
+
+// serveCluster joins the cluster of nf as a node and serves the whole
+// cluster index over HTTP.
+func serveCluster(nf *natsFlags, cn clusterNode, opt web.Options, addr string, stderr io.Writer) int {
+	logger := opt.Logger
+	ln, err := listen(addr, logger)
+	if err != nil {
+		return fail(stderr, "%v", err)
+	}
+	defer ln.Close()
+	octx, cancel := context.WithTimeout(context.Background(), openTimeout)
+	defer cancel()
+	var c *cluster.Cluster
+	var done func()
+	if cn.shards != 0 || cn.lang != "" {
+		cfg := cluster.Config{Shards: cn.shards, Analyzer: cn.lang}
+		if cfg.Analyzer == "" {
+			cfg.Analyzer = tokenize.DefaultLanguage
+		}
+		c, done, err = nf.create(octx, cfg, logger)
+	} else {
+		c, done, err = nf.open(octx, logger)
+	}
+	if err != nil {
+		return fail(stderr, "%v", err)
+	}
+	if cn.lang != "" && cn.lang != c.Config().Analyzer {
+		done()
+		return fail(stderr, "cluster %s analyzes with %s, not %s: %v", c.Config().Name, c.Config().Analyzer, cn.lang, cluster.ErrMismatch)
+	}
+	if cn.data == "" {
+		cn.data = defaultNodeDir()
+	}
+	node, err := c.Join(cluster.NodeOptions{Dir: cn.data, Addr: ln.Addr().String()})
+	if err != nil {
+		done()
+		return fail(stderr, "%v", err)
+	}
+	opt.Backend = &clusterBackend{c: c, node: node, done: done}
+	srv, err := web.New(opt)
+	if err != nil {
+		opt.Backend.Close()
+		return fail(stderr, "%v", err)
+	}
+	defer srv.Close()
+	fmt.Fprintf(stderr, "bitsieve: node %s of cluster %s (%d shards) serving at http://%s/ (Ctrl-C to stop)\n",
+		node.ID(), c.Config().Name, c.Config().Shards, ln.Addr())
+	ctx, stop := stopContext()
+	defer stop()
+	if err := srv.Serve(ctx, ln); err != nil {
+		return fail(stderr, "%v", err)
+	}
+	return exitOK
 }
