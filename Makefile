@@ -54,9 +54,9 @@ bench:
 
 # Smoke benchmark for CI, a few seconds: both engines on the embedded sample
 # (the default index when $BITSIEVE_INDEX names none), 200 sampled queries
-# and the first 100 of each shared query file. Fails on any difference.
+# and the first 100 of each query file of bench/queries. Fails on any difference.
 # Then every Go benchmark once, so that none of them is left broken.
-BENCH_QUERIES ?= $(wildcard ../shared/queries/*.txt)
+BENCH_QUERIES ?= bench/queries/*.txt
 bench-smoke: build
 	BITSIEVE_INDEX="$${TMPDIR:-/tmp}/bitsieve-no-index" ./$(BIN) bench --quiet --sample 200 --max-queries 100 --reps 1 --qps-passes 1 $(BENCH_QUERIES)
 	$(GO) test -run='^$$' -bench=. -benchtime=1x $(PKGS)
@@ -89,7 +89,7 @@ corpora:
 # on the prose corpus, indexed first if need be (make corpora prepares it):
 # make loadtest [LOADTEST_INDEX=dir] [LOADTEST_QUERIES='glob'] [LOADTEST_FLAGS='-d 10s']
 LOADTEST_INDEX   ?= /var/tmp/bitsieve-prose-index
-LOADTEST_QUERIES ?= ../shared/queries/*.txt
+LOADTEST_QUERIES ?= bench/queries/*.txt
 loadtest: build
 	@./$(BIN) stats --index '$(LOADTEST_INDEX)' >/dev/null 2>&1 || ./$(BIN) index --rebuild --index '$(LOADTEST_INDEX)' "$${BITSIEVE_CORPORA:-/var/tmp/bitsieve-corpora}/prose.jsonl"
 	$(GO) run ./tools/loadtest -bin $(BIN) -index '$(LOADTEST_INDEX)' -queries '$(LOADTEST_QUERIES)' -c 64 -d 30s $(LOADTEST_FLAGS)

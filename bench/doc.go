@@ -21,9 +21,12 @@
 //     than the last-level cache, to put the matcher's achieved GB/s beside
 //     what the machine can do.
 //
-// Build times (MeasureBuild) and sizes by component (Sizes) complete the
-// Report, which renders as a text table (WriteText), JSON, or a
-// self-contained HTML page with inline SVG charts (WriteHTML).
+// Build times and sizes by component complete the Report: IndexCorpus times
+// the whole index as `bitsieve index` builds it, BuildPostings the inverted
+// postings, and TimeParts each engine's own structure rebuilt from the
+// forward index, all into a Build; Sizes measures the sections of both. The
+// Report renders as a text table (WriteText), JSON, or a self-contained HTML
+// page with inline SVG charts (WriteHTML).
 //
 // A sweep (RunSweep) measures the signature parameters instead: for each
 // parameter set (ParseSweep), the index is resealed with it into a

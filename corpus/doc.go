@@ -1,7 +1,7 @@
 // Package corpus reads documents: the files under a directory, the lines of a
 // JSONL file, or the sample corpus embedded in the binary. It only reads; the
-// caller hands each Document to the index writer. It imports no other bitsieve
-// package.
+// caller hands each Document to the index writer. Of bitsieve's packages it
+// imports only internal/textbuf, which lays out the text of HTML.
 //
 // # Sources
 //

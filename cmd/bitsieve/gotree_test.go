@@ -18,17 +18,9 @@ import (
 	"github.com/bitsieve/bitsieve/tokenize"
 )
 
-// sharedQueries finds a query file of ../shared/queries beside the repository.
-func sharedQueries(t *testing.T, name string) string {
-	t.Helper()
-	p := filepath.Join("..", "..", "..", "shared", "queries", name)
-	if _, err := os.Stat(p); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("query file %s is missing: %v", p, err)
-		}
-		t.Skipf("query file %s is missing", p)
-	}
-	return p
+// benchQueries is the path of a query file of bench/queries.
+func benchQueries(name string) string {
+	return filepath.Join("..", "..", "bench", "queries", name)
 }
 
 func readLines(t *testing.T, path string) []string {
@@ -57,7 +49,7 @@ func TestGoSourceTree(t *testing.T) {
 	}
 	isolate(t)
 	src := filepath.Join(build.Default.GOROOT, "src")
-	queries := readLines(t, sharedQueries(t, "wordnet-2term.txt"))
+	queries := readLines(t, benchQueries("wordnet-2term.txt"))
 	dir := filepath.Join(t.TempDir(), "ix")
 	code, out, errs := runCLI(t, "index", "--index", dir, src)
 	if code != exitOK {
@@ -165,7 +157,8 @@ func comparePhrases(t *testing.T, ix *index.Index, docs []corpus.Document, queri
 
 // compareConjunctions checks that every query's hits in ix equal a brute-force
 // conjunction of the query's distinct terms over docs (the definition of the
-// shared query sets). It returns how many queries matched and the total hits.
+// query sets of bench/queries). It returns how many queries matched and the
+// total hits.
 func compareConjunctions(t *testing.T, ix *index.Index, docs []corpus.Document, queries []string) (matched, total int) {
 	t.Helper()
 	a := tokenize.MustNew("english")
@@ -224,9 +217,9 @@ func compareConjunctions(t *testing.T, ix *index.Index, docs []corpus.Document, 
 	return matched, total
 }
 
-// TestSharedQueriesOnSample runs every shared query set over the embedded
-// sample and compares each result with brute force.
-func TestSharedQueriesOnSample(t *testing.T) {
+// TestBenchQueriesOnSample runs every query set of bench/queries over the
+// embedded sample and compares each result with brute force.
+func TestBenchQueriesOnSample(t *testing.T) {
 	isolate(t)
 	ix, err := openSample(io.Discard)
 	if err != nil {
@@ -241,7 +234,7 @@ func TestSharedQueriesOnSample(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, name := range []string{"wordnet-2term.txt", "wordnet-3term.txt", "debian-titles.txt"} {
-		queries := readLines(t, sharedQueries(t, name))
+		queries := readLines(t, benchQueries(name))
 		matched, total := compareConjunctions(t, ix, docs, queries)
 		t.Logf("%s: %d queries equal to brute force; %d matched, %d hits", name, len(queries), matched, total)
 	}

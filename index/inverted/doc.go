@@ -14,10 +14,10 @@
 // # Files
 //
 // A segment's postings live beside it, in a file named after it with the
-// suffix .inv instead of .seg (00000007.v2.seg → 00000007.v2.inv), framed like
-// a segment file (docs/format.md): a 64-byte header with magic "BITSIEVE" and
-// kind "INV\0", 64-byte-aligned sections, a section table with a CRC32C per
-// section, and a 16-byte tail.
+// suffix .inv instead of .seg (00000007.v11.seg → 00000007.v11.inv), framed
+// like a segment file (docs/format.md): a 64-byte header with magic
+// "BITSIEVE" and kind "INV\0", 64-byte-aligned sections, a section table with
+// a CRC32C per section, and a 16-byte tail.
 //
 //	section 1 params    docs uint32, terms uint32, postings uint64 (Σ df),
 //	                    segment file bytes uint64, segment name length uint32,

@@ -40,7 +40,7 @@ var ErrStale = errors.New("postings file is stale")
 var ErrMissing = errors.New("no postings file")
 
 // FileName is the postings file name of a segment file name:
-// 00000007.v2.seg → 00000007.v2.inv.
+// 00000007.v11.seg → 00000007.v11.inv.
 func FileName(segment string) string { return strings.TrimSuffix(segment, ".seg") + Suffix }
 
 var sectionNames = map[uint32]string{secParams: "params", secOffsets: "offsets", secPostings: "postings"}

@@ -69,7 +69,7 @@ func main() {
 }
 
 // queries reads one query a line, made conjunctive: operator characters
-// become spaces, as in ../shared/peers.
+// become spaces, as the peers harness makes them.
 func queries(s string) []string {
 	ops := strings.NewReplacer("\"", " ", "(", " ", ")", " ", "*", " ")
 	var qs []string

@@ -6,7 +6,7 @@
 // It either starts `bitsieve serve` itself on a free loopback port
 //
 //	go run ./tools/loadtest -bin bin/bitsieve -index /var/tmp/bitsieve-prose-index \
-//	    -queries '/work/shared/queries/*.txt' -c 64 -d 30s
+//	    -queries 'bench/queries/*.txt' -c 64 -d 30s
 //
 // or loads a server that is already running (-url http://127.0.0.1:8080).
 //
