@@ -40,6 +40,57 @@ type generation struct {
 	Published time.Time `json:"published"`
 }
 
+// Bounds on the JetStream operations of a node: a server lost in the
+// middle of one leaves it unanswered, and the node tries again elsewhere.
+// A file's transfer has no bound on its length, only on a pause in it.
+const (
+	opTimeout   = 10 * time.Second // a key, a stream operation
+	idleTimeout = 15 * time.Second // a shard file's transfer without progress
+)
+
+// idleContext is a context that ends idle after the last touch (or its
+// start), or with ctx.
+func idleContext(ctx context.Context, idle time.Duration) (context.Context, func(), context.CancelFunc) {
+	ctx, cancel := context.WithCancel(ctx)
+	last := make(chan struct{}, 1)
+	go func() {
+		t := time.NewTimer(idle)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-last:
+				t.Reset(idle)
+			case <-t.C:
+				cancel()
+				return
+			}
+		}
+	}()
+	touch := func() {
+		select {
+		case last <- struct{}{}:
+		default:
+		}
+	}
+	return ctx, touch, cancel
+}
+
+// progress touches on every read: a transfer that moves stays alive.
+type progress struct {
+	r     io.Reader
+	touch func()
+}
+
+func (p progress) Read(b []byte) (int, error) {
+	n, err := p.r.Read(b)
+	if n > 0 {
+		p.touch()
+	}
+	return n, err
+}
+
 // errNotPublished is the error of a shard that has no published generation
 // yet: its primary has not started.
 var errNotPublished = errors.New("no generation published yet")
@@ -47,6 +98,8 @@ var errNotPublished = errors.New("no generation published yet")
 // loadGeneration reads shard s's published generation and its key's
 // revision; errNotPublished when there is none.
 func (c *Cluster) loadGeneration(ctx context.Context, s int) (*generation, uint64, error) {
+	ctx, cancel := context.WithTimeout(ctx, opTimeout)
+	defer cancel()
 	e, err := c.state.Get(ctx, shardKey(s))
 	if errors.Is(err, jetstream.ErrKeyNotFound) {
 		return nil, 0, errNotPublished
@@ -128,17 +181,19 @@ func (c *Cluster) publish(ctx context.Context, s int, dir string, seq uint64, pr
 	if err != nil {
 		return nil, 0, err
 	}
+	kctx, cancel := context.WithTimeout(ctx, opTimeout)
+	defer cancel()
 	if prev == nil {
-		rev, err = c.state.Create(ctx, shardKey(s), b)
+		rev, err = c.state.Create(kctx, shardKey(s), b)
 	} else {
-		rev, err = c.state.Update(ctx, shardKey(s), b, rev)
+		rev, err = c.state.Update(kctx, shardKey(s), b, rev)
 	}
 	if err != nil {
 		return nil, 0, fmt.Errorf("shard %d: publishing generation %d: %w", s, gen, err)
 	}
 	if prev != nil {
 		for _, o := range prev.Garbage {
-			if err := c.files.Delete(ctx, o); err != nil && !errors.Is(err, jetstream.ErrObjectNotFound) {
+			if err := c.files.Delete(kctx, o); err != nil && !errors.Is(err, jetstream.ErrObjectNotFound) {
 				c.opt.Logger.Warn("cannot delete a shard file no generation names", "object", o, "error", err)
 			}
 		}
@@ -153,7 +208,9 @@ func (c *Cluster) putFile(ctx context.Context, obj, path string) error {
 		return err
 	}
 	defer f.Close()
-	if _, err := c.files.Put(ctx, jetstream.ObjectMeta{Name: obj}, f); err != nil {
+	ctx, touch, cancel := idleContext(ctx, idleTimeout)
+	defer cancel()
+	if _, err := c.files.Put(ctx, jetstream.ObjectMeta{Name: obj}, progress{f, touch}); err != nil {
 		return fmt.Errorf("uploading %s as %s: %w", path, obj, err)
 	}
 	return nil
@@ -166,12 +223,14 @@ func (c *Cluster) install(ctx context.Context, dir string, g *generation, synced
 	err := index.Install(dir, g.Manifest,
 		func(name string) bool { return synced[name] != "" && synced[name] == g.Files[name] },
 		func(name string, w io.Writer) error {
+			ctx, touch, cancel := idleContext(ctx, idleTimeout)
+			defer cancel()
 			r, err := c.files.Get(ctx, g.Files[name])
 			if err != nil {
 				return fmt.Errorf("object %s: %w", g.Files[name], err)
 			}
 			defer r.Close()
-			if _, err := io.Copy(w, r); err != nil {
+			if _, err := io.Copy(w, progress{r, touch}); err != nil {
 				return fmt.Errorf("object %s: %w", g.Files[name], err)
 			}
 			return nil

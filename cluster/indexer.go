@@ -33,6 +33,10 @@ type indexer struct {
 	blobs []string  // objects of the texts applied to w
 }
 
+// stallAfter is how long a primary goes without a message before it asks
+// the stream whether some wait.
+const stallAfter = 3 * time.Second
+
 // Commit triggers: a pause in the writes, a number of records, an age.
 const (
 	commitIdle  = 100 * time.Millisecond
@@ -43,7 +47,9 @@ const (
 func (ix *indexer) run(ctx context.Context) error {
 	c := ix.sh.n.c
 	defer ix.abort()
-	cons, err := c.js.OrderedConsumer(ctx, streamName(c.cfg.Name), jetstream.OrderedConsumerConfig{
+	cctx, cancel := context.WithTimeout(ctx, opTimeout)
+	defer cancel()
+	cons, err := c.js.OrderedConsumer(cctx, streamName(c.cfg.Name), jetstream.OrderedConsumerConfig{
 		FilterSubjects: []string{docsSubject(c.cfg.Name, ix.sh.s)},
 		DeliverPolicy:  jetstream.DeliverByStartSequencePolicy,
 		OptStartSeq:    ix.cur.Seq + 1,
@@ -65,12 +71,26 @@ func (ix *indexer) run(ctx context.Context) error {
 			it.Stop()
 		}
 	}()
+	idle := time.Now() // since the last message
 	for {
 		wait := commitIdle
 		if ix.w == nil {
 			wait = time.Second
 		}
 		msg, err := it.Next(jetstream.NextMaxWait(wait))
+		if err == nil {
+			idle = time.Now()
+		} else if time.Since(idle) > stallAfter {
+			// No message for a while: make sure none waits, since a
+			// consumer the servers lost may leave the iterator silent.
+			lctx, cancel := context.WithTimeout(ctx, opTimeout)
+			last, lerr := c.stream.GetLastMsgForSubject(lctx, docsSubject(c.cfg.Name, ix.sh.s))
+			cancel()
+			if lerr == nil && last.Sequence > max(ix.seq, ix.cur.Seq) {
+				return fmt.Errorf("shard %d: the stream holds writes up to %d, but none arrived after %d for %s; reading it again", ix.sh.s, last.Sequence, max(ix.seq, ix.cur.Seq), stallAfter)
+			}
+			idle = time.Now()
+		}
 		switch {
 		case err == nil:
 			meta, err := msg.Metadata()
@@ -115,7 +135,9 @@ func (ix *indexer) apply(ctx context.Context, seq uint64, data []byte) error {
 				return err
 			}
 		case opAddBlob:
-			text, err := ix.sh.n.c.files.GetBytes(ctx, r.blob)
+			bctx, cancel := context.WithTimeout(ctx, opTimeout+idleTimeout)
+			text, err := ix.sh.n.c.files.GetBytes(bctx, r.blob)
+			cancel()
 			if err != nil {
 				return fmt.Errorf("shard %d: the text of %q (object %s): %w", ix.sh.s, r.doc.Key, r.blob, err)
 			}
@@ -156,11 +178,13 @@ func (ix *indexer) commit(ctx context.Context) error {
 		return err
 	}
 	ix.cur, ix.rev = g, rev
-	if err := c.stream.Purge(ctx, jetstream.WithPurgeSubject(docsSubject(c.cfg.Name, sh.s)), jetstream.WithPurgeSequence(g.Seq+1)); err != nil {
+	pctx, cancel := context.WithTimeout(ctx, opTimeout)
+	defer cancel()
+	if err := c.stream.Purge(pctx, jetstream.WithPurgeSubject(docsSubject(c.cfg.Name, sh.s)), jetstream.WithPurgeSequence(g.Seq+1)); err != nil {
 		sh.log.Warn("cannot purge the published writes from the stream", "seq", g.Seq, "error", err)
 	}
 	for _, b := range ix.blobs {
-		if err := c.files.Delete(ctx, b); err != nil && !errors.Is(err, jetstream.ErrObjectNotFound) {
+		if err := c.files.Delete(pctx, b); err != nil && !errors.Is(err, jetstream.ErrObjectNotFound) {
 			sh.log.Warn("cannot delete the object of an indexed text", "object", b, "error", err)
 		}
 	}

@@ -239,6 +239,11 @@ func (g *shardCall) ask(req *request) (*reply, error) {
 func (g *shardCall) again(req *request) (*reply, error) {
 	f := g.f
 	rep, err := f.c.call(f.ctx, nodeSubject(f.c.cfg.Name, g.node), req, f.q)
+	if err == nil && rep.Generation != g.gen {
+		// Never merged: an answer of another generation than the first
+		// round's would mix two generations of the shard.
+		return nil, errRestart
+	}
 	if err == nil || !retryable(err) {
 		return rep, err
 	}
@@ -250,7 +255,11 @@ func (g *shardCall) again(req *request) (*reply, error) {
 	if g.gen != gen {
 		return nil, errRestart
 	}
-	return f.c.call(f.ctx, nodeSubject(f.c.cfg.Name, g.node), req, f.q)
+	rep, err = f.c.call(f.ctx, nodeSubject(f.c.cfg.Name, g.node), req, f.q)
+	if err == nil && rep.Generation != g.gen {
+		return nil, errRestart
+	}
+	return rep, err
 }
 
 // nextOwner is an owner of the shard not yet tried, from the live nodes.

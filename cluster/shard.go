@@ -215,7 +215,9 @@ func (sh *shard) serve(g *generation, rev uint64) error {
 const keepGenerations = 30 * time.Second
 
 // follow is a replica's work: install every generation the primary
-// publishes, until the role changes.
+// publishes, until the role changes. It watches the shard's key, and
+// reads it again every followPoll besides, since a watch can fall silent
+// while the servers elect a new leader for the bucket.
 func (sh *shard) follow() error {
 	ctx, cancel := sh.roleContext()
 	defer cancel()
@@ -224,6 +226,8 @@ func (sh *shard) follow() error {
 		return err
 	}
 	defer w.Stop()
+	tick := time.NewTicker(followPoll)
+	defer tick.Stop()
 	for {
 		select {
 		case <-ctx.Done():
@@ -239,11 +243,38 @@ func (sh *shard) follow() error {
 			if err != nil {
 				return fmt.Errorf("shard %d: %w", sh.s, err)
 			}
-			if err := sh.sync(ctx, g, e.Revision()); err != nil {
+			if err := sh.syncNewer(ctx, g, e.Revision()); err != nil {
+				return err
+			}
+		case <-tick.C:
+			g, rev, err := sh.n.c.loadGeneration(ctx, sh.s)
+			if errors.Is(err, errNotPublished) {
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			if err := sh.syncNewer(ctx, g, rev); err != nil {
 				return err
 			}
 		}
 	}
+}
+
+// followPoll is how often a replica reads its shard's key besides
+// watching it.
+const followPoll = 2 * time.Second
+
+// syncNewer syncs g, published at revision rev of the shard's key, unless
+// the shard already serves it or a later one (revisions only grow).
+func (sh *shard) syncNewer(ctx context.Context, g *generation, rev uint64) error {
+	sh.mu.Lock()
+	served := sh.cur != nil && sh.rev >= rev
+	sh.mu.Unlock()
+	if served {
+		return nil
+	}
+	return sh.sync(ctx, g, rev)
 }
 
 // lead is the primary's work: start from the published generation (or
