@@ -2,7 +2,6 @@ package query
 
 import (
 	"context"
-	"github.com/bitsieve/bitsieve/internal/indextest"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -10,7 +9,8 @@ import (
 
 	"github.com/bitsieve/bitsieve/index"
 	"github.com/bitsieve/bitsieve/index/inverted"
-	"github.com/bitsieve/bitsieve/tokenize"
+	"github.com/bitsieve/bitsieve/internal/indextest"
+	"github.com/bitsieve/bitsieve/internal/indextest/kit"
 )
 
 // engines builds an index of docs and returns a signature and an inverted
@@ -56,16 +56,13 @@ func matchKeys(s *Searcher, m *Matches) []string {
 // prefixes, AND, OR, NOT) through both engines and brute force: the match
 // sets, the counts and the ranked pages (keys and scores) must be equal.
 func TestInvertedEqualsSignature(t *testing.T) {
-	docs := genCorpus(5000, 21)
+	docs := indextest.Corpus(5000, 21)
 	sig, inv := engines(t, docs, index.WriterOptions{Capacity: 1300})
-	bd := analyzeAll(docs)
-	a := tokenize.MustNew("english")
-	g := &queryGen{r: rand.New(rand.NewPCG(31, 7)), docs: docs, bd: bd}
+	o, r := indextest.NewOracle(docs, "english"), rand.New(rand.NewPCG(31, 7))
 	ctx := context.Background()
 	ran, nonEmpty := 0, 0
 	for ran < 400 {
-		gq := g.query()
-		qs := gq.render()
+		qs := kit.GenQuery(r, o)
 		sm, serr := sig.Matches(ctx, qs)
 		im, ierr := inv.Matches(ctx, qs)
 		if (serr == nil) != (ierr == nil) {
@@ -77,13 +74,10 @@ func TestInvertedEqualsSignature(t *testing.T) {
 			}
 			continue
 		}
-		var want []string
-		for i := range bd {
-			if m, _ := gq.eval(a, &bd[i]); m {
-				want = append(want, bd[i].key)
-			}
+		want, err := o.Match(qs)
+		if err != nil {
+			t.Fatalf("%q: the engines answer, the oracle: %v", qs, err)
 		}
-		slices.Sort(want)
 		if got := matchKeys(inv, im); !slices.Equal(got, want) {
 			t.Fatalf("%q (parsed %s): inverted %d matches, brute force %d\ninverted-only: %v\nbrute-only: %v",
 				qs, mustParse(sig, qs), len(got), len(want), diff(got, want), diff(want, got))
@@ -141,7 +135,7 @@ func hitKeys(hs []Hit) []string {
 // TestInvertedSnippetsAndCounts checks the parts of a Result the inverted
 // engine fills differently: no false positives, and the same snippets.
 func TestInvertedSnippetsAndCounts(t *testing.T) {
-	docs := genCorpus(2000, 5)
+	docs := indextest.Corpus(2000, 5)
 	sig, inv := engines(t, docs, index.WriterOptions{})
 	ctx := context.Background()
 	for _, q := range []string{"kalo", "kalo mine", `"kalo mine"`, "kalo -mine", "ka*", "kalo OR ruvin"} {
@@ -165,7 +159,7 @@ func TestInvertedSnippetsAndCounts(t *testing.T) {
 }
 
 func TestNewInvertedSearcherRefusesOtherIndex(t *testing.T) {
-	docs := genCorpus(300, 6)
+	docs := indextest.Corpus(300, 6)
 	sig, _ := engines(t, docs, index.WriterOptions{})
 	_, other := engines(t, docs, index.WriterOptions{})
 	if _, err := NewInvertedSearcher(sig.Index(), other.inv); err == nil || !strings.Contains(err.Error(), "not opened for this index") {
@@ -177,7 +171,7 @@ func TestNewInvertedSearcherRefusesOtherIndex(t *testing.T) {
 // rows shrink) and checks that both engines agree with brute force over the
 // documents that are left.
 func TestInvertedSkipsDeletedDocuments(t *testing.T) {
-	docs := genCorpus(3000, 41)
+	docs := indextest.Corpus(3000, 41)
 	dir := t.TempDir()
 	w, err := index.Create(dir, index.WriterOptions{Capacity: 1000})
 	if err != nil {
@@ -247,13 +241,10 @@ func TestInvertedSkipsDeletedDocuments(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	bd := analyzeAll(kept)
-	a := tokenize.MustNew("english")
-	g := &queryGen{r: rand.New(rand.NewPCG(43, 7)), docs: kept, bd: bd}
+	o, r := indextest.NewOracle(kept, "english"), rand.New(rand.NewPCG(43, 7))
 	ctx := context.Background()
 	for ran := 0; ran < 150; {
-		gq := g.query()
-		qs := gq.render()
+		qs := kit.GenQuery(r, o)
 		im, err := inv.Matches(ctx, qs)
 		if err != nil {
 			continue
@@ -262,13 +253,10 @@ func TestInvertedSkipsDeletedDocuments(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var want []string
-		for i := range bd {
-			if m, _ := gq.eval(a, &bd[i]); m {
-				want = append(want, bd[i].key)
-			}
+		want, err := o.Match(qs)
+		if err != nil {
+			t.Fatalf("%q: the engines answer, the oracle: %v", qs, err)
 		}
-		slices.Sort(want)
 		if got := matchKeys(inv, im); !slices.Equal(got, want) {
 			t.Fatalf("%q: inverted %d matches, brute force %d; inverted-only %v", qs, len(got), len(want), diff(got, want))
 		}
