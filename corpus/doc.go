@@ -130,4 +130,9 @@
 // the first document with a given id wins (the reader keeps the set of ids
 // seen, in memory proportional to their total length). Lines may be of any length: the
 // reader holds one line at a time, however long, and never more.
+//
+// DecodeJSON decodes one such object on its own, by the same rules and with
+// the same messages, for a caller that takes documents one by one and needs
+// each to carry its id (bitsieve's write API): there a missing, null or empty
+// id is an error.
 package corpus

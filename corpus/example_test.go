@@ -52,5 +52,5 @@ func ExampleReadJSONL() {
 	// Output:
 	// q1: "Question\nWhat is a Bloom filter?"
 	// 2: "\nA set with false positives."
-	// skipped faq.jsonl:3: no-body: no body or text field
+	// skipped faq.jsonl:3: no-body: body is missing
 }

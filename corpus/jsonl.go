@@ -42,14 +42,18 @@ func ReadJSONL(r io.Reader, name string, fn func(Document) error) (Stats, error)
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
-		d, reason, detail := lp.parse(line, name, st.Lines)
-		if reason == "" {
+		d, err := lp.parse(line, false)
+		if err == nil {
+			if d.Key == "" {
+				d.Key = name + ":" + strconv.Itoa(st.Lines)
+			}
 			if _, dup := seen[d.Key]; dup {
-				reason, detail = SkipDuplicateID, fmt.Sprintf("id %q first seen on an earlier line", d.Key)
+				err = &jsonError{SkipDuplicateID, fmt.Sprintf("id %q first seen on an earlier line", d.Key), nil}
 			}
 		}
-		if reason != "" {
-			st.skip(Skip{Path: name, Line: st.Lines, Reason: reason, Detail: detail})
+		if err != nil {
+			e := err.(*jsonError)
+			st.skip(Skip{Path: name, Line: st.Lines, Reason: e.reason, Detail: e.msg})
 			continue
 		}
 		seen[d.Key] = struct{}{}
@@ -110,43 +114,77 @@ const (
 	fieldID
 )
 
-// parse decodes one non-blank line. On failure it returns the skip reason
-// and a message.
-func (lp *lineParser) parse(line []byte, name string, lineno int) (Document, SkipReason, string) {
+// DecodeJSON decodes one JSON document object, as a line of a JSONL file
+// holds it (see the package documentation), for a caller that takes
+// documents one by one and needs each to carry its id: "id" (a string, or a
+// number kept as written), an optional "title", and "body" ("text" is
+// accepted instead). The document's Text is title + "\n" + body, its Size
+// len(Text). It fails, with the first fault in that order, if obj is not a
+// JSON object (ErrNotObject, or the syntax error), if the id is missing,
+// null or empty, or if a field has the wrong type or there is no body; the
+// error's text says which, as a sentence fragment ("body must be a
+// string").
+func DecodeJSON(obj []byte) (Document, error) {
+	var lp lineParser
+	return lp.parse(obj, true)
+}
+
+// ErrNotObject is DecodeJSON's error for JSON that is not an object.
+var ErrNotObject = errors.New("not a JSON object")
+
+// jsonError is what is wrong with a document object, classed as ReadJSONL
+// reports the line that holds it.
+type jsonError struct {
+	reason SkipReason
+	msg    string
+	err    error // the decoder's error, for SkipBadJSON
+}
+
+func (e *jsonError) Error() string { return e.msg }
+func (e *jsonError) Unwrap() error { return e.err }
+
+func badField(msg string) error { return &jsonError{SkipBadField, msg, nil} }
+
+// parse decodes one document object. An id that is missing, null or empty
+// is an error if needID, and otherwise leaves the Key "".
+func (lp *lineParser) parse(line []byte, needID bool) (Document, error) {
 	lp.buf = *bytes.NewBuffer(line)
 	lp.dec.Reset(&lp.buf, jsonlOptions...)
 	lp.raws = [4]jsontext.Value{}
 	if err := lp.members(); err != nil {
 		// The decoder's message says what and where (a byte offset, the
 		// member), after its package's name.
-		return Document{}, SkipBadJSON, strings.TrimPrefix(err.Error(), "jsontext: ")
+		return Document{}, &jsonError{SkipBadJSON, strings.TrimPrefix(err.Error(), "jsontext: "), err}
 	}
 
+	if needID && lp.raws[fieldID] == nil {
+		return Document{}, badField("id is missing")
+	}
 	key, err := lp.jsonID(lp.raws[fieldID])
 	if err != nil {
-		return Document{}, SkipBadField, err.Error()
+		return Document{}, err
 	}
-	if key == "" {
-		key = name + ":" + strconv.Itoa(lineno)
+	if needID && key == "" {
+		return Document{}, badField("id is empty")
 	}
 	var title string
 	if raw := lp.raws[fieldTitle]; isString(raw) {
 		lp.str, _ = jsontext.AppendUnquote(lp.str[:0], raw)
 		title = string(lp.str)
 	} else if raw != nil {
-		return Document{}, SkipBadField, fmt.Sprintf("title is %s, not a string", jsonKind(raw))
+		return Document{}, badField("title must be a string")
 	}
 	body := lp.raws[fieldBody]
 	if !isString(body) {
 		if body != nil {
-			return Document{}, SkipBadField, fmt.Sprintf("body is %s, not a string", jsonKind(body))
+			return Document{}, badField("body must be a string")
 		}
 		if body = lp.raws[fieldText]; body != nil && !isString(body) {
-			return Document{}, SkipBadField, fmt.Sprintf("text is %s, not a string", jsonKind(body))
+			return Document{}, badField("text must be a string")
 		}
 	}
 	if body == nil {
-		return Document{}, SkipNoBody, "no body or text field"
+		return Document{}, &jsonError{SkipNoBody, "body is missing", nil}
 	}
 	// The unquoted body is at most as long as its literal.
 	text := make([]byte, 0, len(title)+1+len(body))
@@ -155,10 +193,8 @@ func (lp *lineParser) parse(line []byte, name string, lineno int) (Document, Ski
 	// The decoder has validated the literal: the only error left is
 	// invalid UTF-8, which AppendUnquote has replaced as encoding/json does.
 	text, _ = jsontext.AppendUnquote(text, body)
-	return Document{Key: key, Title: title, Text: text, Size: int64(len(text))}, "", ""
+	return Document{Key: key, Title: title, Text: text, Size: int64(len(text))}, nil
 }
-
-var errNotObject = errors.New("not a JSON object")
 
 // members reads the line's object, keeping the raw values of its fields
 // in lp.raws (null as nil: an absent field), and checks that nothing but
@@ -169,7 +205,7 @@ func (lp *lineParser) members() error {
 		if _, err := d.ReadValue(); err != nil {
 			return err
 		}
-		return errNotObject
+		return ErrNotObject
 	}
 	if _, err := d.ReadToken(); err != nil {
 		return err
@@ -231,19 +267,5 @@ func (lp *lineParser) jsonID(raw jsontext.Value) (string, error) {
 	case raw[0] == '-' || raw[0] >= '0' && raw[0] <= '9':
 		return string(raw), nil // the decoder has validated it as a number
 	}
-	return "", fmt.Errorf("id is %s, not a string or a number", jsonKind(raw))
-}
-
-func jsonKind(raw jsontext.Value) string {
-	switch raw[0] {
-	case '{':
-		return "an object"
-	case '[':
-		return "an array"
-	case 't', 'f':
-		return "a boolean"
-	case '"':
-		return "a string"
-	}
-	return "a number"
+	return "", badField("id must be a string or a number")
 }

@@ -36,8 +36,15 @@ func FuzzParseLineMatchesEncodingJSON(f *testing.F) {
 			return
 		}
 		var lp lineParser
-		lp.parse([]byte(`{"id": "before", "title": "T", "body": "B", "text": "X"}`), "f", 6)
-		got, gotReason, gotDetail := lp.parse(line, "f", 7)
+		lp.parse([]byte(`{"id": "before", "title": "T", "body": "B", "text": "X"}`), false)
+		got, err := lp.parse(line, false)
+		var gotReason SkipReason
+		var gotDetail string
+		if err != nil {
+			gotReason, gotDetail = err.(*jsonError).reason, err.Error()
+		} else if got.Key == "" {
+			got.Key = "f:7" // as ReadJSONL keys line 7 of f
+		}
 		want, wantReason, _ := refParseLine(line, "f", 7)
 		if gotReason != wantReason || !reflect.DeepEqual(got, want) {
 			t.Fatalf("line %q:\n got %+v %q (%s)\nwant %+v %q", line, got, gotReason, gotDetail, want, wantReason)
@@ -84,7 +91,7 @@ func refParseLine(line []byte, name string, lineno int) (Document, SkipReason, s
 		}
 	}
 	if !ok {
-		return Document{}, SkipNoBody, "no body or text field"
+		return Document{}, SkipNoBody, "body is missing"
 	}
 	text := make([]byte, 0, len(title)+1+len(body))
 	text = append(text, title...)
@@ -100,7 +107,7 @@ func refJSONString(field string, raw json.RawMessage) (s string, ok bool, err er
 		return "", false, nil
 	}
 	if raw[0] != '"' {
-		return "", false, fmt.Errorf("%s is %s, not a string", field, jsonKind([]byte(raw)))
+		return "", false, fmt.Errorf("%s must be a string", field)
 	}
 	if err := json.Unmarshal(raw, &s); err != nil {
 		return "", false, fmt.Errorf("%s: %w", field, err)
@@ -123,7 +130,7 @@ func refJSONID(raw json.RawMessage) (string, error) {
 	case raw[0] == '-' || raw[0] >= '0' && raw[0] <= '9':
 		return string(raw), nil // json.Unmarshal has validated it as a number
 	}
-	return "", fmt.Errorf("id is %s, not a string or a number", jsonKind([]byte(raw)))
+	return "", errors.New("id must be a string or a number")
 }
 
 // sampleJSONL is the embedded sample corpus, decompressed.

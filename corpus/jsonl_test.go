@@ -245,3 +245,32 @@ func TestReadDispatch(t *testing.T) {
 		t.Errorf("corrupt gzip: err = %v", err)
 	}
 }
+
+// TestDecodeJSON: one document object decoded on its own needs an id, and
+// each fault is named, the first one in the order id, title, body.
+func TestDecodeJSON(t *testing.T) {
+	d, err := DecodeJSON([]byte(`{"id": 7, "title": "T", "text": "seven", "extra": [1]}`))
+	if err != nil || d.Key != "7" || d.Title != "T" || string(d.Text) != "T\nseven" || d.Size != int64(len("T\nseven")) {
+		t.Fatalf("DecodeJSON = %+v, %v", d, err)
+	}
+	for obj, want := range map[string]string{
+		`{"title": "t", "body": "x"}`:           "id is missing",
+		`{"id": null, "title": 5}`:              "id is missing",
+		`{"id": "", "body": "x"}`:               "id is empty",
+		`{"id": true, "body": "x"}`:             "id must be a string or a number",
+		`{"id": "a", "title": [], "body": 3}`:   "title must be a string",
+		`{"id": "a", "body": 3, "text": "x"}`:   "body must be a string",
+		`{"id": "a", "body": null, "text": {}}`: "text must be a string",
+		`{"id": "a", "title": "t"}`:             "body is missing",
+		`{"id": "a", "body": "x"`:               "unexpected EOF",
+	} {
+		if _, err := DecodeJSON([]byte(obj)); err == nil || !strings.Contains(err.Error(), want) || errors.Is(err, ErrNotObject) {
+			t.Errorf("%s: %v, want %q", obj, err, want)
+		}
+	}
+	for _, obj := range []string{`1`, `null`, `["a"]`, `"s"`} {
+		if _, err := DecodeJSON([]byte(obj)); !errors.Is(err, ErrNotObject) {
+			t.Errorf("%s: %v, want ErrNotObject", obj, err)
+		}
+	}
+}

@@ -73,7 +73,7 @@ func fileRegions(t testing.TB, data []byte, kind string) []region {
 func corruptFixture(t testing.TB) (dir string, m *Manifest) {
 	t.Helper()
 	dir = t.TempDir()
-	docs := genDocs(300, 21)
+	docs := testCorpus(300, 21)
 	for i := range docs { // short documents keep each Check quick
 		if len(docs[i].Text) > 300 {
 			docs[i].Text = docs[i].Text[:300]
@@ -292,7 +292,7 @@ func TestOlderFormatRefused(t *testing.T) {
 	want := fmt.Sprintf("index format version %d is not supported (this bitsieve reads version %d); rebuild the index with bitsieve index --rebuild", formatVersion-1, formatVersion)
 	t.Run("manifest", func(t *testing.T) {
 		dir := t.TempDir()
-		buildIndex(t, dir, genDocs(50, 1), WriterOptions{})
+		buildIndex(t, dir, testCorpus(50, 1), WriterOptions{})
 		m, err := readManifest(dir)
 		if err != nil {
 			t.Fatal(err)
@@ -311,7 +311,7 @@ func TestOlderFormatRefused(t *testing.T) {
 	})
 	t.Run("segment", func(t *testing.T) {
 		dir := t.TempDir()
-		buildIndex(t, dir, genDocs(50, 1), WriterOptions{})
+		buildIndex(t, dir, testCorpus(50, 1), WriterOptions{})
 		m, err := readManifest(dir)
 		if err != nil {
 			t.Fatal(err)

@@ -108,7 +108,7 @@ func TestFirstWriterClaimsDirectory(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, d := range genDocs(25, 3) {
+		for _, d := range testCorpus(25, 3) {
 			if err := w.Add(d); err != nil {
 				t.Fatal(err)
 			}
@@ -134,7 +134,7 @@ func TestFirstWriterClaimsDirectory(t *testing.T) {
 // reports (exit 1 in the CLI), not an error that stops it.
 func TestManifestNotAFile(t *testing.T) {
 	dir := t.TempDir()
-	buildIndex(t, dir, genDocs(20, 1), WriterOptions{})
+	buildIndex(t, dir, testCorpus(20, 1), WriterOptions{})
 	path := filepath.Join(dir, ManifestName)
 	if err := os.Remove(path); err != nil {
 		t.Fatal(err)

@@ -13,7 +13,7 @@ import (
 // whether it commits or aborts, and the commit's lexicon, merged from the
 // spills, finds every word of every segment.
 func TestSpilledDictionaries(t *testing.T) {
-	docs := genDocs(400, 21)
+	docs := testCorpus(400, 21)
 	spills := func(dir string) []string {
 		m, _ := filepath.Glob(filepath.Join(dir, "*.dict"+tmpSuffix))
 		return m
@@ -32,7 +32,7 @@ func TestSpilledDictionaries(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, d := range genDocs(200, 22) {
+	for _, d := range testCorpus(200, 22) {
 		d.Key = "more-" + d.Key
 		if err := w.Add(d); err != nil {
 			t.Fatal(err)

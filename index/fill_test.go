@@ -31,7 +31,7 @@ func TestWorstFill(t *testing.T) {
 		text := strings.Join(words, " ")
 		docs = append(docs, Document{Key: fmt.Sprintf("d%04d", i), Text: []byte(text), Size: int64(len(text))})
 	}
-	for name, docs := range map[string][]Document{"uneven": docs, "zipf": genDocs(3000, 21)} {
+	for name, docs := range map[string][]Document{"uneven": docs, "zipf": testCorpus(3000, 21)} {
 		t.Run(name, func(t *testing.T) {
 			dir := t.TempDir()
 			buildIndex(t, dir, docs, WriterOptions{})

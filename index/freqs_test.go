@@ -5,12 +5,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/bitsieve/bitsieve/internal/bitrow"
 	"github.com/bitsieve/bitsieve/internal/sectioned"
 	"github.com/bitsieve/bitsieve/internal/segment"
+	"github.com/bitsieve/bitsieve/tokenize"
 )
 
 // freqsDocs is a generated corpus with what section 13 must get right: terms
@@ -18,11 +20,11 @@ import (
 // neighbouring documents), and frequencies from 255 on, of a common word
 // and of a rare one.
 func freqsDocs() []Document {
-	docs := genDocs(4000, 13)
+	docs := testCorpus(4000, 13)
 	for i := 300; i < 340; i++ {
 		docs[i].Text = append(docs[i].Text, " clusterx"...)
 	}
-	docs[500].Text = append(docs[500].Text, strings.Repeat(" w1x", 300)...)
+	docs[500].Text = append(docs[500].Text, strings.Repeat(" "+commonWord(docs), 300)...)
 	docs[501].Text = append(docs[501].Text, strings.Repeat(" rarex", 256)+" rarex"...)
 	docs[502].Text = append(docs[502].Text, " rarex"...)
 	docs[503].Text = append(docs[503].Text, strings.Repeat(" rarex", 254)...)
@@ -30,6 +32,27 @@ func freqsDocs() []Document {
 		docs[i].Size = int64(len(docs[i].Text))
 	}
 	return docs
+}
+
+// commonWord returns the word found in the most documents, stop words
+// aside.
+func commonWord(docs []Document) string {
+	a := tokenize.MustNew("english")
+	df := map[string]int{}
+	for _, d := range docs {
+		words := strings.Fields(string(d.Text))
+		slices.Sort(words)
+		for _, w := range slices.Compact(words) {
+			df[w]++
+		}
+	}
+	best := ""
+	for w, n := range df {
+		if term, _ := a.Term(w); term != "" && (n > df[best] || n == df[best] && w < best) {
+			best = w
+		}
+	}
+	return best
 }
 
 // TestFreqsMatchForward reads, for every document of every segment, the

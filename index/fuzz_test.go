@@ -18,7 +18,7 @@ import (
 func smallIndexFiles(t testing.TB, n int, seed uint64) (segs [][]byte, lex []byte) {
 	t.Helper()
 	dir := t.TempDir()
-	docs := genDocs(n, seed)
+	docs := testCorpus(n, seed)
 	for i := range docs {
 		if len(docs[i].Text) > 80 {
 			docs[i].Text = docs[i].Text[:80]

@@ -27,7 +27,7 @@ func TestManyDistinctTerms(t *testing.T) {
 	huge.Size = int64(len(huge.Text))
 	dir := t.TempDir()
 	start := time.Now()
-	docs := append(genDocs(200, 31), huge)
+	docs := append(testCorpus(200, 31), huge)
 	st := buildIndex(t, dir, docs, WriterOptions{})
 	t.Logf("%d documents, %d bytes, in %v", st.Docs, st.Bytes, time.Since(start))
 	ix, err := Open(dir)
@@ -62,7 +62,7 @@ func TestManyDistinctTerms(t *testing.T) {
 func TestFullDisk(t *testing.T) {
 	defer failWritesAfter.Store(-1)
 	dir := t.TempDir()
-	docs := genDocs(600, 41)
+	docs := testCorpus(600, 41)
 	opt := WriterOptions{Capacity: 150, Compact: CompactPolicy{Disabled: true}}
 	update(t, dir, opt, func(w *Writer) {
 		for _, d := range docs[:400] {

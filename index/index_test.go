@@ -2,32 +2,23 @@ package index
 
 import (
 	"errors"
-	"fmt"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
 
+	"github.com/bitsieve/bitsieve/internal/indextest/kit"
 	"github.com/bitsieve/bitsieve/internal/segment"
 	"github.com/bitsieve/bitsieve/tokenize"
 )
 
-// genDocs makes n documents of Zipf-distributed words over a vocabulary, with
-// lengths spread over several length classes.
-func genDocs(n int, seed uint64) []Document {
-	r := rand.New(rand.NewPCG(seed, 1))
-	zipf := rand.NewZipf(r, 1.1, 1, 5000)
-	docs := make([]Document, n)
-	for i := range docs {
-		words := 1 + r.IntN(1<<uint(1+r.IntN(10)))
-		var b strings.Builder
-		for j := 0; j < words; j++ {
-			fmt.Fprintf(&b, "w%dx ", zipf.Uint64())
-		}
-		docs[i] = Document{Key: fmt.Sprintf("doc-%05d", i), Title: fmt.Sprintf("Doc %d", i), Text: []byte(b.String())}
-		docs[i].Size = int64(len(docs[i].Text))
+// testCorpus is the test kit's corpus (kit.Corpus) as Documents.
+func testCorpus(n int, seed uint64) []Document {
+	cs := kit.Corpus(n, seed)
+	docs := make([]Document, len(cs))
+	for i, d := range cs {
+		docs[i] = Document(d)
 	}
 	return docs
 }
@@ -59,7 +50,7 @@ func buildWriter(t testing.TB, dir string, docs []Document, opt WriterOptions) (
 
 func TestRoundTrip(t *testing.T) {
 	dir := t.TempDir()
-	docs := genDocs(3000, 1)
+	docs := testCorpus(3000, 1)
 	st := buildIndex(t, dir, docs, WriterOptions{Capacity: 700})
 	if st.Docs != len(docs) {
 		t.Fatalf("committed %d docs, want %d", st.Docs, len(docs))
@@ -135,7 +126,7 @@ func TestRoundTrip(t *testing.T) {
 
 func TestCorruptionDetected(t *testing.T) {
 	dir := t.TempDir()
-	buildIndex(t, dir, genDocs(500, 2), WriterOptions{})
+	buildIndex(t, dir, testCorpus(500, 2), WriterOptions{})
 	ix, err := Open(dir)
 	if err != nil {
 		t.Fatal(err)

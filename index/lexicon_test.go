@@ -11,33 +11,24 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bitsieve/bitsieve/internal/indextest/kit"
 	"github.com/bitsieve/bitsieve/internal/segment"
-	"github.com/bitsieve/bitsieve/tokenize"
 )
 
-// segmentWords re-analyzes every stored text of the snapshot (deleted
-// documents included, as df counts them) and returns, per segment, each
-// word's document frequency: what the lexicon must say.
-func segmentWords(t testing.TB, ix *Index) []map[string]int {
+// segmentOracles reads every stored text of the snapshot (deleted
+// documents included, as df counts them) into one test kit oracle per
+// segment, whose terms and their holders are what the lexicon must say.
+func segmentOracles(t testing.TB, ix *Index) []*kit.Oracle {
 	t.Helper()
-	a, err := tokenize.New(ix.Analyzer())
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := make([]map[string]int, len(ix.Segments()))
-	var terms []string
+	out := make([]*kit.Oracle, len(ix.Segments()))
 	for si, s := range ix.Segments() {
-		out[si] = map[string]int{}
+		out[si] = kit.NewOracle(ix.Analyzer())
 		for d := 0; d < s.NumDocs(); d++ {
 			text, err := s.Text(nil, d)
 			if err != nil {
 				t.Fatal(err)
 			}
-			terms = a.Terms(terms[:0], text)
-			slices.Sort(terms)
-			for _, w := range slices.Compact(terms) {
-				out[si][w]++
-			}
+			out[si].Add(s.DocKey(d), text)
 		}
 	}
 	return out
@@ -47,10 +38,11 @@ func segmentWords(t testing.TB, ix *Index) []map[string]int {
 // brute-force answer.
 func checkLexicon(t *testing.T, ix *Index) {
 	t.Helper()
-	truth := segmentWords(t, ix)
+	truth := segmentOracles(t, ix)
+	df := func(si int, w string) int { return len(truth[si].Holders(w)) }
 	all := map[string]bool{}
-	for _, m := range truth {
-		for w := range m {
+	for _, o := range truth {
+		for _, w := range o.Terms() {
 			all[w] = true
 		}
 	}
@@ -70,7 +62,7 @@ func checkLexicon(t *testing.T, ix *Index) {
 		}
 		var want []int
 		for si := range truth {
-			if truth[si][w] > 0 {
+			if df(si, w) > 0 {
 				want = append(want, si)
 			}
 		}
@@ -84,8 +76,8 @@ func checkLexicon(t *testing.T, ix *Index) {
 		}
 		for i, e := range es {
 			s := ix.Segments()[e.Seg]
-			if e.Seg != want[i] || e.DF != truth[e.Seg][w] {
-				t.Fatalf("%q: entry %+v, want segment %d with df %d", w, e, want[i], truth[want[i]][w])
+			if e.Seg != want[i] || e.DF != df(e.Seg, w) {
+				t.Fatalf("%q: entry %+v, want segment %d with df %d", w, e, want[i], df(want[i], w))
 			}
 			if id, ok := s.Lookup(w); !ok || id != e.ID || s.DF(id) != e.DF || s.Treatment(id) != e.Treatment() {
 				t.Fatalf("%q: the segment's own view disagrees with entry %+v", w, e)
@@ -130,7 +122,7 @@ func checkLexicon(t *testing.T, ix *Index) {
 // after compaction.
 func TestLexicon(t *testing.T) {
 	dir := t.TempDir()
-	docs := genDocs(3000, 11)
+	docs := testCorpus(3000, 11)
 	opt := WriterOptions{Capacity: 512}
 	opt.Compact.Disabled = true
 	buildIndex(t, dir, docs[:2000], opt)
@@ -185,7 +177,7 @@ func TestLexicon(t *testing.T) {
 // or checking it reports the damage and names the file.
 func TestLexiconDamage(t *testing.T) {
 	dir := t.TempDir()
-	buildIndex(t, dir, genDocs(400, 3), WriterOptions{})
+	buildIndex(t, dir, testCorpus(400, 3), WriterOptions{})
 	m, _ := readManifest(dir)
 	path := filepath.Join(dir, m.Lexicon)
 	good, err := os.ReadFile(path)
@@ -223,7 +215,7 @@ func TestLexiconDamage(t *testing.T) {
 // reports it.
 func TestLexiconBytesCrossChecked(t *testing.T) {
 	dir := t.TempDir()
-	buildIndex(t, dir, genDocs(300, 4), WriterOptions{})
+	buildIndex(t, dir, testCorpus(300, 4), WriterOptions{})
 	m, err := readManifest(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -377,7 +369,7 @@ func BenchmarkLexiconLookup(b *testing.B) {
 	dir := b.TempDir()
 	opt := WriterOptions{Capacity: 512}
 	opt.Compact.Disabled = true
-	buildIndex(b, dir, genDocs(4000, 11), opt)
+	buildIndex(b, dir, testCorpus(4000, 11), opt)
 	ix, err := Open(dir)
 	if err != nil {
 		b.Fatal(err)

@@ -20,7 +20,7 @@ import (
 // then bitsieve check.
 func TestForwardAndPositions(t *testing.T) {
 	dir := t.TempDir()
-	docs := genDocs(600, 5)
+	docs := testCorpus(600, 5)
 	buildIndex(t, dir, docs, WriterOptions{Capacity: 200})
 	ix, err := Open(dir)
 	if err != nil {

@@ -80,7 +80,7 @@ func TestRecover(t *testing.T) {
 		// copies is then lost with the MANIFEST: each key must stay live
 		// once, in the newer segment.
 		dir := t.TempDir()
-		docs := genDocs(120, 5)
+		docs := testCorpus(120, 5)
 		buildIndex(t, dir, docs, WriterOptions{Capacity: 60})
 		changed := slices.Clone(docs[:10])
 		for i := range changed {

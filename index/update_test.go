@@ -87,7 +87,7 @@ func update(t testing.TB, dir string, opt WriterOptions, fn func(w *Writer)) Wri
 
 func TestIncrementalUpdate(t *testing.T) {
 	dir := t.TempDir()
-	docs := genDocs(1000, 7)
+	docs := testCorpus(1000, 7)
 	st := update(t, dir, noCompact, func(w *Writer) {
 		for _, d := range docs {
 			if err := w.Add(d); err != nil {
@@ -110,7 +110,7 @@ func TestIncrementalUpdate(t *testing.T) {
 		return m
 	}
 
-	extra := genDocs(1100, 8)[1000:] // keys doc-01000 ... doc-01099: new
+	extra := testCorpus(1100, 8)[1000:] // keys doc-01000 ... doc-01099: new
 	replaced, deleted := 0, 0
 	st = update(t, dir, noCompact, func(w *Writer) {
 		for i, d := range docs {
@@ -266,7 +266,7 @@ func TestOpenWriterAnalyzer(t *testing.T) {
 // TestLiveStatistics checks that BM25's inputs count live documents only:
 // an index with deletions agrees with a rebuild of its live documents.
 func TestLiveStatistics(t *testing.T) {
-	docs := genDocs(600, 9)
+	docs := testCorpus(600, 9)
 	dir := t.TempDir()
 	buildIndex(t, dir, docs, noCompact)
 	var live []Document
@@ -313,7 +313,7 @@ func TestLiveStatistics(t *testing.T) {
 func TestCompaction(t *testing.T) {
 	dir := t.TempDir()
 	opt := WriterOptions{Capacity: 400}
-	docs := genDocs(1200, 11)
+	docs := testCorpus(1200, 11)
 	want := map[string]string{}
 	// Many small commits, with replacements and deletions among them.
 	for c := 0; c < 30; c++ {
@@ -405,7 +405,7 @@ func TestCompaction(t *testing.T) {
 // builds from the same documents: merging from the forward index loses
 // nothing.
 func TestMergeIsRebuild(t *testing.T) {
-	docs := genDocs(300, 12)
+	docs := testCorpus(300, 12)
 	a := t.TempDir()
 	for i := 0; i < 3; i++ {
 		update(t, a, noCompact, func(w *Writer) {
@@ -449,7 +449,7 @@ func TestMergeIsRebuild(t *testing.T) {
 // before they are full instead of holding every class's documents, and
 // the index it commits holds the same documents, sound.
 func TestMemoryBudget(t *testing.T) {
-	docs := genDocs(250, 11)
+	docs := testCorpus(500, 11)
 	full, small := t.TempDir(), t.TempDir()
 	buildIndex(t, full, docs, WriterOptions{})
 	buildIndex(t, small, docs, WriterOptions{MemoryBudget: 256 << 10})
@@ -474,7 +474,7 @@ func TestMemoryBudget(t *testing.T) {
 // sealed into segments, never exceed its memory budget by more than the
 // document that crossed it, however many segments are sealed at once.
 func TestMemoryBudgetHeld(t *testing.T) {
-	docs := genDocs(1000, 12)
+	docs := testCorpus(1000, 12)
 	const budget = 128 << 10
 	w, st := buildWriter(t, t.TempDir(), docs, WriterOptions{MemoryBudget: budget, Workers: 4})
 	// An upper bound of the largest footprint: positions take less than
@@ -575,7 +575,7 @@ func TestIsCurrent(t *testing.T) {
 			}
 		})
 	}
-	add(genDocs(50, 3))
+	add(testCorpus(50, 3))
 	ix, err := Open(dir)
 	if err != nil {
 		t.Fatal(err)

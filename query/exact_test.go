@@ -2,245 +2,24 @@ package query
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
-	"unicode"
-
-	"github.com/bitsieve/bitsieve/internal/indextest"
-	"github.com/bitsieve/bitsieve/internal/segment"
 
 	"github.com/bitsieve/bitsieve/corpus"
 	"github.com/bitsieve/bitsieve/index"
-	"github.com/bitsieve/bitsieve/tokenize"
+	"github.com/bitsieve/bitsieve/internal/indextest"
+	"github.com/bitsieve/bitsieve/internal/indextest/kit"
+	"github.com/bitsieve/bitsieve/internal/segment"
 )
 
-// The exactness tests compare the engine with a brute-force evaluator that
-// shares nothing with it but the analyzer: queries are generated as trees,
-// rendered to strings for the engine to parse, and evaluated directly on the
+// The exactness tests compare the engine with the test kit's brute-force
+// oracle, which shares nothing with it but the analyzer: queries are
+// generated from the documents, and the oracle answers each from the
 // re-analyzed text of every document.
-
-// bruteDoc is a document as the brute-force evaluator sees it.
-type bruteDoc struct {
-	key   string
-	toks  []tokenize.Token
-	terms map[string]bool
-	at    map[int]string // position → term
-}
-
-func analyzeAll(docs []index.Document) []bruteDoc { return analyzeWith(docs, "english") }
-
-// analyzeWith analyzes docs with the named analyzer.
-func analyzeWith(docs []index.Document, lang string) []bruteDoc {
-	a := tokenize.MustNew(lang)
-	out := make([]bruteDoc, len(docs))
-	for i, d := range docs {
-		b := bruteDoc{key: d.Key, terms: map[string]bool{}, at: map[int]string{}}
-		b.toks = a.Analyze(nil, d.Text)
-		for _, t := range b.toks {
-			b.terms[t.Term] = true
-			b.at[t.Pos] = t.Term
-		}
-		out[i] = b
-	}
-	return out
-}
-
-// gq is a generated query tree.
-type gq struct {
-	op   string // "word", "phrase", "prefix", "and", "or", "not"
-	text string
-	kids []*gq
-	toks []tokenize.Token // analyzed text of a word or phrase, cached
-	done bool
-}
-
-func (q *gq) render() string {
-	switch q.op {
-	case "word":
-		return q.text
-	case "phrase":
-		return `"` + q.text + `"`
-	case "prefix":
-		return q.text + "*"
-	case "not":
-		return "-" + q.kids[0].render()
-	}
-	parts := make([]string, len(q.kids))
-	for i, k := range q.kids {
-		parts[i] = k.render()
-		if k.op == "and" || k.op == "or" {
-			parts[i] = "(" + parts[i] + ")"
-		}
-	}
-	if q.op == "or" {
-		return strings.Join(parts, " OR ")
-	}
-	return strings.Join(parts, " ")
-}
-
-// eval returns (matches, present); a subtree with no searchable word is not
-// present and is ignored by its parent, as a stop word is.
-func (q *gq) eval(a *tokenize.Analyzer, d *bruteDoc) (bool, bool) {
-	switch q.op {
-	case "word", "phrase":
-		if !q.done {
-			q.toks, q.done = a.Analyze(nil, []byte(q.text)), true
-		}
-		toks := q.toks
-		if len(toks) == 0 {
-			return false, false
-		}
-		if q.op == "word" && len(toks) > 1 {
-			// A bare word the analyzer splits is the And of its terms.
-			for _, t := range toks {
-				if !d.terms[t.Term] {
-					return false, true
-				}
-			}
-			return true, true
-		}
-		for _, s := range d.toks {
-			if s.Term != toks[0].Term {
-				continue
-			}
-			ok := true
-			for _, t := range toks[1:] {
-				if d.at[s.Pos+t.Pos-toks[0].Pos] != t.Term {
-					ok = false
-					break
-				}
-			}
-			if ok {
-				return true, true
-			}
-		}
-		return false, true
-	case "prefix":
-		p := strings.ToLower(q.text)
-		for t := range d.terms {
-			if strings.HasPrefix(t, p) {
-				return true, true
-			}
-		}
-		return false, true
-	case "not":
-		m, ok := q.kids[0].eval(a, d)
-		return !m, ok
-	case "and":
-		res, any := true, false
-		for _, k := range q.kids {
-			if m, ok := k.eval(a, d); ok {
-				any = true
-				res = res && m
-			}
-		}
-		return res && any, any
-	case "or":
-		res, any := false, false
-		for _, k := range q.kids {
-			if m, ok := k.eval(a, d); ok {
-				any = true
-				res = res || m
-			}
-		}
-		return res, any
-	}
-	panic(q.op)
-}
-
-// queryGen draws words, phrases and prefixes from the corpus itself.
-type queryGen struct {
-	r    *rand.Rand
-	docs []index.Document
-	bd   []bruteDoc
-}
-
-func (g *queryGen) surface() (string, bool) {
-	for tries := 0; tries < 20; tries++ {
-		i := g.r.IntN(len(g.docs))
-		if len(g.bd[i].toks) == 0 {
-			continue
-		}
-		t := g.bd[i].toks[g.r.IntN(len(g.bd[i].toks))]
-		return string(g.docs[i].Text[t.Start:t.End]), true
-	}
-	return "", false
-}
-
-func (g *queryGen) leaf() *gq {
-	q := g.rawLeaf()
-	if q.op == "prefix" {
-		// A prefix is letters and digits, at least 3 of them.
-		if i := strings.IndexFunc(q.text, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }); i >= 0 {
-			q.text = q.text[:i]
-		}
-		if len(q.text) < 3 {
-			q.op = "word"
-		}
-	}
-	q.text = PlainWords(q.text)
-	if q.op != "phrase" {
-		q.text = strings.Fields(q.text + " the")[0]
-	}
-	return q
-}
-
-func (g *queryGen) rawLeaf() *gq {
-	switch x := g.r.IntN(10); {
-	case x < 6:
-		w, _ := g.surface()
-		return &gq{op: "word", text: w}
-	case x < 9:
-		i := g.r.IntN(len(g.docs))
-		toks := g.bd[i].toks
-		if len(toks) < 2 {
-			w, _ := g.surface()
-			return &gq{op: "word", text: w}
-		}
-		n := 2 + g.r.IntN(2)
-		s := g.r.IntN(max(1, len(toks)-n))
-		e := min(len(toks)-1, s+n-1)
-		return &gq{op: "phrase", text: strings.Join(strings.Fields(string(g.docs[i].Text[toks[s].Start:toks[e].End])), " ")}
-	default:
-		w, _ := g.surface()
-		w = strings.ToLower(w)
-		if len(w) > 4 {
-			w = w[:3+g.r.IntN(2)]
-		}
-		return &gq{op: "prefix", text: w}
-	}
-}
-
-// query makes a tree of 1–4 leaves with AND, OR and NOT.
-func (g *queryGen) query() *gq {
-	n := 1 + g.r.IntN(4)
-	leaves := make([]*gq, n)
-	for i := range leaves {
-		leaves[i] = g.leaf()
-	}
-	if n == 1 {
-		return leaves[0]
-	}
-	root := &gq{op: "and"}
-	for i := 0; i < len(leaves); i++ {
-		l := leaves[i]
-		if i > 0 && g.r.IntN(4) == 0 {
-			l = &gq{op: "not", kids: []*gq{l}}
-		}
-		if i+1 < len(leaves) && g.r.IntN(3) == 0 {
-			l = &gq{op: "or", kids: []*gq{l, leaves[i+1]}}
-			i++
-		}
-		root.kids = append(root.kids, l)
-	}
-	if len(root.kids) == 1 {
-		return root.kids[0]
-	}
-	return root
-}
 
 func allHits(t *testing.T, s *Searcher, q string) ([]string, *Result, error) {
 	res, err := s.Search(context.Background(), Request{Query: q, Limit: s.ix.NumDocs() + 1})
@@ -312,29 +91,24 @@ func treatments(t *testing.T, dir string) (private, shared, lists int) {
 // documents are docs, and compares each with brute force.
 func checkExactIn(t *testing.T, dir string, docs []index.Document, n int, seed uint64) {
 	ix, s := openSearcher(t, dir)
-	bd := analyzeWith(docs, ix.Analyzer())
-	a := tokenize.MustNew(ix.Analyzer())
-	g := &queryGen{r: rand.New(rand.NewPCG(seed, 7)), docs: docs, bd: bd}
+	o := indextest.NewOracle(docs, ix.Analyzer())
+	r := rand.New(rand.NewPCG(seed, 7))
 	ran, fps, cands, nonEmpty := 0, 0, 0, 0
 	for ran < n {
-		gq := g.query()
-		qs := gq.render()
-		var want []string
-		present := false
-		for i := range bd {
-			m, ok := gq.eval(a, &bd[i])
-			present = present || ok
-			if m {
-				want = append(want, bd[i].key)
-			}
+		qs := kit.GenQuery(r, o)
+		want, werr := o.Match(qs)
+		if werr != nil && !errors.Is(werr, kit.ErrNoTerms) {
+			t.Fatalf("generated query %q: %v", qs, werr)
 		}
-		slices.Sort(want)
 		got, res, err := allHits(t, s, qs)
 		if err != nil {
-			if !present || strings.Contains(err.Error(), "negated") || strings.Contains(err.Error(), "matches more than") {
+			if werr != nil || strings.Contains(err.Error(), "negated") || strings.Contains(err.Error(), "matches more than") {
 				continue // no searchable or only negated words: an error is right
 			}
 			t.Fatalf("query %q: %v", qs, err)
+		}
+		if werr != nil {
+			t.Fatalf("query %q: %d hits; it has no searchable term", qs, len(got))
 		}
 		if c, err := s.Cost(qs); err != nil || c.Candidates < int64(len(want)) {
 			t.Fatalf("query %q: cost %+v (err %v) bounds fewer than its %d hits", qs, c, err, len(want))
@@ -390,38 +164,6 @@ func diff(a, b []string) []string {
 	return out
 }
 
-// genCorpus makes documents over a Zipfian vocabulary of English-like words
-// with stop words mixed in, so phrases, prefixes and shared rows all occur.
-func genCorpus(n int, seed uint64) []index.Document {
-	r := rand.New(rand.NewPCG(seed, 3))
-	syll := []string{"ka", "lo", "mi", "ne", "ru", "sta", "tor", "vin", "qua", "ber", "dis", "pre"}
-	vocab := make([]string, 3000)
-	for i := range vocab {
-		var b strings.Builder
-		for j := 0; j < 2+r.IntN(3); j++ {
-			b.WriteString(syll[r.IntN(len(syll))])
-		}
-		vocab[i] = b.String()
-	}
-	stops := []string{"the", "of", "and", "a", "to", "in", "is", "it"}
-	zipf := rand.NewZipf(r, 1.07, 2, uint64(len(vocab)-1))
-	docs := make([]index.Document, n)
-	for i := range docs {
-		words := 1 + r.IntN(1<<uint(1+r.IntN(9)))
-		var b strings.Builder
-		for j := 0; j < words; j++ {
-			if r.IntN(5) == 0 {
-				b.WriteString(stops[r.IntN(len(stops))])
-			} else {
-				b.WriteString(vocab[zipf.Uint64()])
-			}
-			b.WriteByte(" \n"[r.IntN(2)])
-		}
-		docs[i] = index.Document{Key: fmt.Sprintf("gen/%05d", i), Text: []byte(b.String())}
-	}
-	return docs
-}
-
 // sweep is the number of generated queries a test checks: n, or a fifth of
 // it with -short (make test runs the quick suite; make test-long, all of it).
 func sweep(n int) int {
@@ -432,7 +174,7 @@ func sweep(n int) int {
 }
 
 func TestExactGenerated(t *testing.T) {
-	docs := genCorpus(6000, 1)
+	docs := indextest.Corpus(6000, 1)
 	// A small capacity makes many segments with shared rows at every density.
 	checkExact(t, docs, index.WriterOptions{Capacity: 1500}, sweep(1000), 11)
 }
@@ -456,69 +198,11 @@ func TestExactRepeatedWords(t *testing.T) {
 	checkExact(t, docs, index.WriterOptions{Capacity: 150}, sweep(500), 13)
 }
 
-// genCodeCorpus makes source-like documents: lines of identifiers in
-// camel, snake and upper case, qualified by ., ::, -> and /, with numbers,
-// over a Zipfian vocabulary of parts.
-func genCodeCorpus(n int, seed uint64) []index.Document {
-	r := rand.New(rand.NewPCG(seed, 5))
-	syll := []string{"wa", "it", "gro", "up", "add", "mu", "tex", "lo", "ck", "ser", "ver", "url", "id", "http", "rd"}
-	parts := make([]string, 400)
-	for i := range parts {
-		var b strings.Builder
-		for j := 0; j < 1+r.IntN(3); j++ {
-			b.WriteString(syll[r.IntN(len(syll))])
-		}
-		if r.IntN(8) == 0 {
-			fmt.Fprint(&b, r.IntN(100))
-		}
-		parts[i] = b.String()
-	}
-	zipf := rand.NewZipf(r, 1.1, 2, uint64(len(parts)-1))
-	part := func() string { return parts[zipf.Uint64()] }
-	ident := func() string {
-		var b strings.Builder
-		k := 1 + r.IntN(3)
-		style := r.IntN(4)
-		for j := 0; j < k; j++ {
-			p := part()
-			switch {
-			case style == 1 && j > 0:
-				b.WriteString("_")
-			case style == 2:
-				p = strings.ToUpper(p)
-				if j > 0 {
-					b.WriteString("_")
-				}
-			case style != 1 && (j > 0 || r.IntN(2) == 0):
-				p = strings.ToUpper(p[:1]) + p[1:]
-			}
-			b.WriteString(p)
-		}
-		return b.String()
-	}
-	seps := []string{".", ".", "::", "->", "/", " ", " ", "(", ") ", ", ", " = ", "\n\t", "\n"}
-	keywords := []string{"if", "for", "return", "func", "var", "go"}
-	docs := make([]index.Document, n)
-	for i := range docs {
-		var b strings.Builder
-		for range 1 + r.IntN(1<<uint(1+r.IntN(8))) {
-			if r.IntN(6) == 0 {
-				b.WriteString(keywords[r.IntN(len(keywords))])
-			} else {
-				b.WriteString(ident())
-			}
-			b.WriteString(seps[r.IntN(len(seps))])
-		}
-		docs[i] = index.Document{Key: fmt.Sprintf("code/%05d.go", i), Text: []byte(b.String())}
-	}
-	return docs
-}
-
 // TestExactGeneratedCode runs the generated queries on source-like text
 // indexed with the code analyzer, whose identifiers hold their whole word
 // and their parts at consecutive positions.
 func TestExactGeneratedCode(t *testing.T) {
-	docs := genCodeCorpus(3000, 4)
+	docs := indextest.CodeCorpus(3000, 4)
 	checkExact(t, docs, index.WriterOptions{Analyzer: "code", Capacity: 1000}, 800, 41)
 }
 
@@ -526,7 +210,7 @@ func TestExactGeneratedCode(t *testing.T) {
 // lists beside shared and private rows, and with every non-private term in a
 // list (where every plan is exact and nothing is verified).
 func TestExactGeneratedLists(t *testing.T) {
-	docs := genCorpus(4000, 3)
+	docs := indextest.Corpus(4000, 3)
 	for _, p := range []index.Params{
 		{Density: 0.5, SNR: 2, KMin: 1, KMax: 12, ListDensity: 1.0 / 64},
 		{Density: 0.2, SNR: 10, KMin: 1, KMax: 12, ListDensity: 0.2},
@@ -545,7 +229,7 @@ func TestExactGeneratedLists(t *testing.T) {
 }
 
 func TestExactGeneratedDenseRows(t *testing.T) {
-	docs := genCorpus(3000, 2)
+	docs := indextest.Corpus(3000, 2)
 	// Few rows per term and dense rows: many false positives to reject.
 	p := index.Params{Density: 0.4, SNR: 1, KMin: 1, KMax: 2}
 	checkExact(t, docs, index.WriterOptions{Params: p}, sweep(300), 12)
@@ -555,7 +239,7 @@ func TestExactGeneratedDenseRows(t *testing.T) {
 // terms have rows at every supported higher rank, and at rank 0 only, with a
 // low snr so that verification has false positives to reject.
 func TestExactGeneratedRanks(t *testing.T) {
-	docs := genCorpus(3000, 5)
+	docs := indextest.Corpus(3000, 5)
 	for _, rank := range []int{0, 3, 4, 5, 6} {
 		t.Run(fmt.Sprintf("rank-%d", rank), func(t *testing.T) {
 			p := index.Params{Density: 0.25, SNR: 2, KMin: 1, KMax: 12, ListDensity: 1.0 / 1024, Rank: rank}
@@ -627,7 +311,7 @@ func TestExactSample(t *testing.T) {
 // default three), and checks that pairs cut a phrase's candidates below
 // those of its words alone.
 func TestExactGeneratedPairs(t *testing.T) {
-	docs := genCorpus(3000, 9)
+	docs := indextest.Corpus(3000, 9)
 	phrases := []string{}
 	for _, d := range docs[:200] {
 		f := strings.Fields(string(d.Text))

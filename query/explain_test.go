@@ -24,7 +24,7 @@ func TestCountRange(t *testing.T) {
 // gives for drawing add up to the segment's live documents and to each
 // step's survivors, and no row admits fewer documents than survive it.
 func TestExplainBuckets(t *testing.T) {
-	docs := genCorpus(2500, 8)
+	docs := indextest.Corpus(2500, 8)
 	s, err := NewSearcher(indextest.Open(t, t.TempDir(), docs, index.WriterOptions{Capacity: 900}))
 	if err != nil {
 		t.Fatal(err)

@@ -15,6 +15,8 @@ import (
 	"testing"
 
 	"github.com/bitsieve/bitsieve/index"
+	"github.com/bitsieve/bitsieve/internal/indextest"
+	"github.com/bitsieve/bitsieve/internal/indextest/kit"
 )
 
 // updateCorpus indexes docs in several commits of an OpenWriter writer,
@@ -82,7 +84,7 @@ func TestExactAfterUpdates(t *testing.T) {
 	if testing.Short() {
 		n, queries = 1200, 120
 	}
-	docs := genCorpus(n, 31)
+	docs := indextest.Corpus(n, 31)
 	dir := t.TempDir()
 	live := updateCorpus(t, dir, docs, index.WriterOptions{Capacity: 400}, 1)
 	checkExactIn(t, dir, live, queries, 13)
@@ -100,9 +102,10 @@ func TestExactAfterUpdates(t *testing.T) {
 	}
 	_, a := openSearcher(t, dir)
 	_, b := openSearcher(t, fresh)
-	g := &queryGen{r: rand.New(rand.NewPCG(14, 7)), docs: live, bd: analyzeAll(live)}
+	o := indextest.NewOracle(live, "english")
+	r := rand.New(rand.NewPCG(14, 7))
 	for i := 0; i < 100; i++ {
-		q := g.query().render()
+		q := kit.GenQuery(r, o)
 		ra, errA := a.Search(context.Background(), Request{Query: q, Limit: 10})
 		rb, errB := b.Search(context.Background(), Request{Query: q, Limit: 10})
 		if (errA == nil) != (errB == nil) {
@@ -127,11 +130,11 @@ func TestExactAfterUpdates(t *testing.T) {
 // answer of the intact index — never a panic, never a wrong answer.
 func TestSearchDamagedIndex(t *testing.T) {
 	dir := t.TempDir()
-	live := updateCorpus(t, dir, genCorpus(600, 41), index.WriterOptions{Capacity: 150, Compact: index.CompactPolicy{Disabled: true}}, 2)
-	g := &queryGen{r: rand.New(rand.NewPCG(15, 7)), docs: live, bd: analyzeAll(live)}
+	live := updateCorpus(t, dir, indextest.Corpus(600, 41), index.WriterOptions{Capacity: 150, Compact: index.CompactPolicy{Disabled: true}}, 2)
+	o, gr := indextest.NewOracle(live, "english"), rand.New(rand.NewPCG(15, 7))
 	var queries []string
 	for len(queries) < 12 {
-		queries = append(queries, g.query().render())
+		queries = append(queries, kit.GenQuery(gr, o))
 	}
 	run := func() ([]string, error) {
 		ix, err := index.Open(dir)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/bitsieve/bitsieve/index"
 	"github.com/bitsieve/bitsieve/internal/indextest"
+	"github.com/bitsieve/bitsieve/internal/indextest/kit"
 )
 
 // TestShardsEqualOneIndex splits a corpus into three indexes by key, as a
@@ -18,7 +19,7 @@ import (
 // Totals, keys, scores (to the last bit), snippets and errors must equal
 // those of one index holding every document.
 func TestShardsEqualOneIndex(t *testing.T) {
-	docs := genCorpus(3000, 77)
+	docs := indextest.Corpus(3000, 77)
 	whole, err := NewSearcher(indextest.Open(t, t.TempDir(), docs, index.WriterOptions{Capacity: 700}))
 	if err != nil {
 		t.Fatal(err)
@@ -37,11 +38,11 @@ func TestShardsEqualOneIndex(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	g := &queryGen{r: rand.New(rand.NewPCG(3, 7)), docs: docs, bd: analyzeAll(docs)}
+	o, r := indextest.NewOracle(docs, "english"), rand.New(rand.NewPCG(3, 7))
 	ctx := context.Background()
 	matched := 0
 	for n := 0; n < sweep(400); n++ {
-		q := g.query().render()
+		q := kit.GenQuery(r, o)
 		for _, req := range []Request{{Query: q, Limit: 10, Snippets: true}, {Query: q, Limit: 7, Offset: 5}, {Query: q, CountOnly: true}} {
 			want, werr := whole.Search(ctx, req)
 			got, gerr := searchShards(ctx, shards, req)
@@ -96,7 +97,7 @@ func searchShards(ctx context.Context, shards []*Searcher, req Request) (*Result
 // TestStatsMismatch: statistics that lack a word an index holds are
 // refused, never scored as if the word were absent.
 func TestStatsMismatch(t *testing.T) {
-	docs := genCorpus(300, 5)
+	docs := indextest.Corpus(300, 5)
 	s, err := NewSearcher(indextest.Open(t, t.TempDir(), docs, index.WriterOptions{}))
 	if err != nil {
 		t.Fatal(err)

@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/bitsieve/bitsieve/index"
+	"github.com/bitsieve/bitsieve/internal/indextest"
+	"github.com/bitsieve/bitsieve/internal/indextest/kit"
 	"github.com/bitsieve/bitsieve/internal/segment"
 )
 
@@ -20,7 +22,7 @@ import (
 // totals stay exact. The queries are the corpus's most common words alone
 // and in pairs (the case that skips the most) and generated queries.
 func TestTopKPages(t *testing.T) {
-	docs := genCorpus(5000, 21)
+	docs := indextest.Corpus(5000, 21)
 	for i := range docs {
 		if i%7 == 0 { // equal scores: the same text under several keys
 			docs[i].Text = docs[i/7].Text
@@ -48,9 +50,9 @@ func TestTopKPages(t *testing.T) {
 	for i := 0; i+1 < len(common); i++ {
 		queries = append(queries, common[i]+" "+common[i+1], common[i]+" OR "+common[len(common)-1-i])
 	}
-	g := &queryGen{r: rand.New(rand.NewPCG(5, 6)), docs: docs, bd: analyzeAll(docs)}
+	o, r := indextest.NewOracle(docs, "english"), rand.New(rand.NewPCG(5, 6))
 	for len(queries) < 300 {
-		queries = append(queries, g.query().render())
+		queries = append(queries, kit.GenQuery(r, o))
 	}
 	ctx := context.Background()
 	pages, scored, total := 0, 0, 0

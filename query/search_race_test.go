@@ -3,17 +3,18 @@ package query
 import (
 	"context"
 	"strings"
-
-	"github.com/bitsieve/bitsieve/index"
 	"sync"
 	"testing"
+
+	"github.com/bitsieve/bitsieve/index"
+	"github.com/bitsieve/bitsieve/internal/indextest"
 )
 
 // TestSetWorkersWhileSearching changes the number of workers while searches
 // run: the race detector (make test-long) checks that nothing is shared
 // unguarded, and every search still gives the same total.
 func TestSetWorkersWhileSearching(t *testing.T) {
-	docs := genCorpus(3000, 7)
+	docs := indextest.Corpus(3000, 7)
 	_, s := openSearcher(t, createIndex(t, docs, index.WriterOptions{Capacity: 300}))
 	q := strings.Fields(string(docs[0].Text))[0]
 	want, err := s.Search(context.Background(), Request{Query: q, CountOnly: true})

@@ -14,7 +14,7 @@ import (
 // up and its last holder is gone.
 func TestLiveKeepsGenerations(t *testing.T) {
 	dir := t.TempDir()
-	docs := genCorpus(200, 3)
+	docs := indextest.Corpus(200, 3)
 	indextest.Build(t, dir, docs[:100], index.WriterOptions{})
 	l, err := OpenLive(dir, LiveOptions{Keep: time.Hour})
 	if err != nil {

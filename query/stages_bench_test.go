@@ -8,6 +8,7 @@ import (
 
 	"github.com/bitsieve/bitsieve/index"
 	"github.com/bitsieve/bitsieve/internal/bitrow"
+	"github.com/bitsieve/bitsieve/internal/indextest"
 	"github.com/bitsieve/bitsieve/internal/segment"
 	"github.com/bitsieve/bitsieve/tokenize"
 )
@@ -74,7 +75,7 @@ type benchSegment struct {
 // without lists), "lists" for two such words with the default parameters,
 // which store them as lists, or "private" for a word with a private row.
 func newBenchSegment(b testing.TB, q string) *benchSegment {
-	docs := genCorpus(20000, 9)
+	docs := indextest.Corpus(20000, 9)
 	dir := b.TempDir()
 	p := index.DefaultParams
 	if q == "shared" {

@@ -18,7 +18,7 @@ import (
 // rows, with deleted documents and frequencies past what the frequencies
 // section holds.
 func TestWordsEqualsPlans(t *testing.T) {
-	docs := genCorpus(4000, 9)
+	docs := indextest.Corpus(4000, 9)
 	// Frequencies of 255 and more are read from the forward index.
 	docs = append(docs,
 		index.Document{Key: "gen/tf-list", Text: []byte(strings.Repeat("zebrafish ", 300) + "kalo")},
@@ -141,7 +141,7 @@ func checkWordsEqualsPlans(t *testing.T, s *Searcher, docs []index.Document, n i
 // segments with a list visited word by word and, for comparison, all of
 // them planned (ns/query).
 func BenchmarkWords(b *testing.B) {
-	docs := genCorpus(20000, 21)
+	docs := indextest.Corpus(20000, 21)
 	dir := b.TempDir()
 	indextest.Build(b, dir, docs, index.WriterOptions{})
 	ix, s := openSearcher(b, dir)

@@ -2,17 +2,16 @@ package web
 
 import (
 	"bufio"
-	"bytes"
 	"crypto/subtle"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"net/http"
 	"strings"
 	"time"
 	"unicode/utf8"
 
+	"github.com/bitsieve/bitsieve/corpus"
 	"github.com/bitsieve/bitsieve/index"
 	"github.com/bitsieve/bitsieve/query"
 	"github.com/labstack/echo/v5"
@@ -104,19 +103,12 @@ func (s *Server) write(c *echo.Context, op string, docs []index.Document, delete
 	return c.JSON(http.StatusOK, writeResponse{WriteResult: st, TookMillis: time.Since(start).Milliseconds()})
 }
 
-// docRecord is one document of a write request.
-type docRecord struct {
-	ID    json.RawMessage `json:"id"`
-	Title json.RawMessage `json:"title"`
-	Body  json.RawMessage `json:"body"`
-	Text  json.RawMessage `json:"text"` // accepted for body, as in JSONL corpora
-}
-
 // readDocuments decodes a JSON array of documents, or JSON lines (any
-// sequence of JSON objects separated by white space). Every document needs
-// an id (a string or a number) and a body; the title is optional. The text
-// indexed is title + "\n" + body, as for a JSONL corpus. The whole body is
-// rejected if one document is malformed or an id repeats.
+// sequence of JSON objects separated by white space), each with
+// corpus.DecodeJSON: it needs an id (a string or a number) and a body; the
+// title is optional. The text indexed is title + "\n" + body, as for a
+// JSONL corpus. The whole body is rejected if one document is malformed or
+// an id repeats.
 func readDocuments(r io.Reader) ([]index.Document, error) {
 	br := bufio.NewReader(r)
 	first, err := peekNonSpace(br)
@@ -145,16 +137,16 @@ func readDocuments(r io.Reader) ([]index.Document, error) {
 			}
 			break
 		}
-		var rec docRecord
-		if err := dec.Decode(&rec); err != nil {
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
 			if err == io.EOF && !array {
 				break
 			}
 			return nil, jsonError(n, err)
 		}
-		d, err := rec.document()
+		d, err := document(n, raw)
 		if err != nil {
-			return nil, badRequest("document %d: %v", n, err)
+			return nil, err
 		}
 		if prev, dup := seen[d.Key]; dup {
 			return nil, badRequest("document %d: id %q repeats document %d's", n, d.Key, prev)
@@ -169,12 +161,9 @@ func readDocuments(r io.Reader) ([]index.Document, error) {
 // limit is passed on as is.
 func jsonError(n int, err error) error {
 	var mbe *http.MaxBytesError
-	var ute *json.UnmarshalTypeError
 	switch {
 	case errors.As(err, &mbe):
 		return err
-	case errors.As(err, &ute):
-		return badRequest("document %d is not a JSON object", n)
 	case err == io.EOF || errors.Is(err, io.ErrUnexpectedEOF):
 		return badRequest("the body ends in the middle of document %d", max(n, 1))
 	case n == 0:
@@ -183,61 +172,19 @@ func jsonError(n int, err error) error {
 	return badRequest("document %d: %v", n, err)
 }
 
-func (rec docRecord) document() (index.Document, error) {
-	var key string
-	switch id := bytes.TrimSpace(rec.ID); {
-	case len(id) == 0 || string(id) == "null":
-		return index.Document{}, errors.New("id is missing")
-	case id[0] == '"':
-		if err := json.Unmarshal(id, &key); err != nil {
-			return index.Document{}, fmt.Errorf("id: %v", err)
-		}
-	case id[0] == '-' || '0' <= id[0] && id[0] <= '9':
-		key = string(id) // a number, kept as written (as JSONL corpora do)
-	default:
-		return index.Document{}, errors.New("id must be a string or a number")
+// document decodes document n of a request, as a JSONL line is decoded
+// but with its id required, and within the API's limit on keys.
+func document(n int, raw []byte) (index.Document, error) {
+	d, err := corpus.DecodeJSON(raw)
+	switch {
+	case errors.Is(err, corpus.ErrNotObject):
+		return index.Document{}, badRequest("document %d is not a JSON object", n)
+	case err != nil:
+		return index.Document{}, badRequest("document %d: %v", n, err)
+	case len(d.Key) > maxKeyBytes || !utf8.ValidString(d.Key):
+		return index.Document{}, badRequest("document %d: id must be valid UTF-8 of at most %d bytes", n, maxKeyBytes)
 	}
-	if key == "" {
-		return index.Document{}, errors.New("id is empty")
-	}
-	if len(key) > maxKeyBytes || !utf8.ValidString(key) {
-		return index.Document{}, fmt.Errorf("id must be valid UTF-8 of at most %d bytes", maxKeyBytes)
-	}
-	title, _, err := optString("title", rec.Title)
-	if err != nil {
-		return index.Document{}, err
-	}
-	body, ok, err := optString("body", rec.Body)
-	if err != nil {
-		return index.Document{}, err
-	}
-	if !ok {
-		if body, ok, err = optString("text", rec.Text); err != nil {
-			return index.Document{}, err
-		}
-	}
-	if !ok {
-		return index.Document{}, errors.New("body is missing")
-	}
-	text := make([]byte, 0, len(title)+1+len(body))
-	text = append(append(append(text, title...), '\n'), body...)
-	return index.Document{Key: key, Title: title, Text: text, Size: int64(len(text))}, nil
-}
-
-// optString decodes an optional string field; ok is false when it is absent
-// or null.
-func optString(name string, raw json.RawMessage) (s string, ok bool, err error) {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || string(raw) == "null" {
-		return "", false, nil
-	}
-	if raw[0] != '"' {
-		return "", false, fmt.Errorf("%s must be a string", name)
-	}
-	if err := json.Unmarshal(raw, &s); err != nil {
-		return "", false, fmt.Errorf("%s: %v", name, err)
-	}
-	return s, true, nil
+	return index.Document(d), nil
 }
 
 func peekNonSpace(br *bufio.Reader) (byte, error) {

@@ -10,7 +10,6 @@ import (
 
 	"github.com/bitsieve/bitsieve/corpus"
 	"github.com/bitsieve/bitsieve/index"
-	"github.com/bitsieve/bitsieve/tokenize"
 )
 
 // TestIndexCode indexes source files with --lang code and checks that the
@@ -53,58 +52,26 @@ func TestIndexCode(t *testing.T) {
 	}
 	ix.Close()
 
-	// Brute force over the files the walk reads: a bare word is the And of
-	// its terms, a quoted one the phrase of them at their positions.
-	a := tokenize.MustNew("code")
-	type doc struct {
-		key  string
-		toks []tokenize.Token
-		at   map[int]string
-	}
-	var docs []doc
+	// Brute force over the files the walk reads, with the code analyzer.
+	var docs []corpus.Document
 	if _, err := corpus.Walk(src, corpus.WalkOptions{}, func(d corpus.Document) error {
-		bd := doc{key: d.Key, toks: a.Analyze(nil, d.Text), at: map[int]string{}}
-		for _, tk := range bd.toks {
-			bd.at[tk.Pos] = tk.Term
-		}
-		docs = append(docs, bd)
+		docs = append(docs, d)
 		return nil
 	}); err != nil {
 		t.Fatal(err)
 	}
-	matches := func(d doc, q string) bool {
-		phrase := strings.HasPrefix(q, `"`)
-		qt := a.Analyze(nil, []byte(strings.Trim(q, `"`)))
-		if !phrase {
-			for _, x := range qt {
-				if !strings.Contains(" "+joinTerms(d.toks)+" ", " "+x.Term+" ") {
-					return false
-				}
-			}
-			return true
+	o := oracleOf(docs, "code")
+	match := func(q string) []string {
+		t.Helper()
+		keys, err := o.Match(q)
+		if err != nil {
+			t.Fatalf("%s: the oracle: %v", q, err)
 		}
-		for _, s := range d.toks {
-			if s.Term != qt[0].Term {
-				continue
-			}
-			ok := true
-			for _, x := range qt[1:] {
-				ok = ok && d.at[s.Pos+x.Pos-qt[0].Pos] == x.Term
-			}
-			if ok {
-				return true
-			}
-		}
-		return false
+		return keys
 	}
 	for _, q := range []string{"WaitGroup", "waitgroup", "wait group", `"wait group"`, `"sync.WaitGroup"`,
 		"sync.WaitGroup", `"wg.Add"`, "wg.Add", `"func (wg *WaitGroup)"`, "HTTPServer", `"http server"`, "if", "return", "mutex"} {
-		want := 0
-		for _, d := range docs {
-			if matches(d, q) {
-				want++
-			}
-		}
+		want := len(match(q))
 		code, out, errs := runCLI(t, "search", "--index", dir, "--count", q)
 		got, err := strconv.Atoi(strings.TrimSpace(out))
 		if (code != exitOK && code != exitNoMatch) || err != nil {
@@ -125,9 +92,9 @@ func TestIndexCode(t *testing.T) {
 		"return":           "d.py sub/g.java",
 	} {
 		var got []string
-		for _, d := range docs {
-			if !strings.HasPrefix(d.key, "gosync/") && matches(d, q) {
-				got = append(got, d.key)
+		for _, k := range match(q) {
+			if !strings.HasPrefix(k, "gosync/") {
+				got = append(got, k)
 			}
 		}
 		if strings.Join(got, " ") != want {
@@ -140,12 +107,4 @@ func TestIndexCode(t *testing.T) {
 	if code != exitOK || !strings.Contains(out, "a.go:7:") {
 		t.Errorf(`search "wg.Add": exit %d, want a.go:7: in\n%s%s`, code, out, errs)
 	}
-}
-
-func joinTerms(toks []tokenize.Token) string {
-	terms := make([]string, len(toks))
-	for i, tk := range toks {
-		terms[i] = tk.Term
-	}
-	return strings.Join(terms, " ")
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/bitsieve/bitsieve/bench"
 	"github.com/bitsieve/bitsieve/corpus"
 	"github.com/bitsieve/bitsieve/index"
+	"github.com/bitsieve/bitsieve/internal/indextest/kit"
 	"github.com/bitsieve/bitsieve/query"
 	"github.com/bitsieve/bitsieve/tokenize"
 )
@@ -41,8 +42,8 @@ func readLines(t *testing.T, path string) []string {
 }
 
 // TestGoSourceTree indexes the Go source tree with the index command and
-// checks every WordNet two-word query against a brute-force conjunction of
-// the query's distinct terms over the same files.
+// checks every WordNet two-word query, and phrases of the tree's own lines,
+// against the test kit's oracle over the same files.
 func TestGoSourceTree(t *testing.T) {
 	if testing.Short() {
 		t.Skip("indexes the whole Go source tree")
@@ -70,144 +71,59 @@ func TestGoSourceTree(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ix.Close()
-	matched, total := compareConjunctions(t, ix, docs, queries)
+	o := oracleOf(docs, "english")
+	matched, total := compareWithOracle(t, ix, o, queries)
 	t.Logf("%d queries over %d files: all equal to brute force; %d queries matched, %d hits in all", len(queries), len(docs), matched, total)
 
 	phrases := bench.PhraseQueries(docs, 250, 1, tokenize.MustNew("english"))
 	if len(phrases) < 200 {
 		t.Fatalf("only %d phrase queries from the tree's lines", len(phrases))
 	}
-	matched, total = comparePhrases(t, ix, docs, phrases)
+	matched, total = compareWithOracle(t, ix, o, phrases)
 	t.Logf("%d phrase queries from the tree's own lines: all equal to brute force; %d matched, %d hits in all", len(phrases), matched, total)
 }
 
-// comparePhrases checks that every phrase query's hits and count in ix equal
-// a brute-force scan of each document's analyzed tokens for the phrase's
-// terms at their offsets (stop words inside a phrase hold their positions).
-func comparePhrases(t *testing.T, ix *index.Index, docs []corpus.Document, queries []string) (matched, total int) {
-	t.Helper()
-	a := tokenize.MustNew("english")
-	type phrase struct {
-		terms   []string
-		offsets []int
-		want    []string
-	}
-	ps := make([]phrase, len(queries))
-	need := map[string]bool{}
-	for i, q := range queries {
-		toks := a.Analyze(nil, []byte(strings.Trim(q, `"`)))
-		for _, tok := range toks {
-			ps[i].offsets = append(ps[i].offsets, tok.Pos-toks[0].Pos)
-			ps[i].terms = append(ps[i].terms, tok.Term)
-			need[tok.Term] = true
-		}
-	}
+// oracleOf returns the test kit's oracle of docs.
+func oracleOf(docs []corpus.Document, analyzer string) *kit.Oracle {
+	o := kit.NewOracle(analyzer)
 	for _, d := range docs {
-		at := map[int]string{}
-		for _, tok := range a.Analyze(nil, d.Text) {
-			if need[tok.Term] {
-				at[tok.Pos] = tok.Term
-			}
-		}
-		for i := range ps {
-			for p, term := range at {
-				if term != ps[i].terms[0] {
-					continue
-				}
-				ok := true
-				for j := 1; j < len(ps[i].terms) && ok; j++ {
-					ok = at[p+ps[i].offsets[j]] == ps[i].terms[j]
-				}
-				if ok {
-					ps[i].want = append(ps[i].want, d.Key)
-					break
-				}
-			}
-		}
+		o.Add(d.Key, d.Text)
 	}
-	s, err := query.NewSearcher(ix)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i, q := range queries {
-		res, err := s.Search(context.Background(), query.Request{Query: q, Limit: len(docs)})
-		if err != nil {
-			t.Fatalf("query %s: %v", q, err)
-		}
-		got := make([]string, len(res.Hits))
-		for j, h := range res.Hits {
-			got[j] = h.Key
-		}
-		slices.Sort(got)
-		want := ps[i].want
-		slices.Sort(want)
-		if !slices.Equal(got, want) {
-			t.Fatalf("query %s: %d hits, brute force %d", q, len(got), len(want))
-		}
-		if n, err := s.Count(context.Background(), q); err != nil || n != len(want) {
-			t.Fatalf("query %s: count %d (%v), brute force %d", q, n, err, len(want))
-		}
-		if len(want) > 0 {
-			matched++
-		}
-		total += len(want)
-	}
-	return matched, total
+	return o
 }
 
-// compareConjunctions checks that every query's hits in ix equal a brute-force
-// conjunction of the query's distinct terms over docs (the definition of the
-// query sets of bench/queries). It returns how many queries matched and the
-// total hits.
-func compareConjunctions(t *testing.T, ix *index.Index, docs []corpus.Document, queries []string) (matched, total int) {
+// compareWithOracle checks that every query's hits and count in ix equal the
+// oracle's answer over the same documents (for the shared query sets, plain
+// words, the conjunction of the query's terms). It returns how many queries
+// matched and the total hits.
+func compareWithOracle(t *testing.T, ix *index.Index, o *kit.Oracle, queries []string) (matched, total int) {
 	t.Helper()
-	a := tokenize.MustNew("english")
-	type doc struct {
-		key   string
-		terms map[string]bool
-	}
-	bd := make([]doc, len(docs))
-	for i, d := range docs {
-		terms := map[string]bool{}
-		for _, t := range a.Terms(nil, d.Text) {
-			terms[t] = true
-		}
-		bd[i] = doc{d.Key, terms}
-	}
-	if ix.NumDocs() != len(docs) {
-		t.Fatalf("index holds %d documents, brute force has %d", ix.NumDocs(), len(docs))
+	if ix.NumDocs() != o.Len() {
+		t.Fatalf("index holds %d documents, brute force has %d", ix.NumDocs(), o.Len())
 	}
 	s, err := query.NewSearcher(ix)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, q := range queries {
-		terms := a.Terms(nil, []byte(q))
-		var want []string
-		for _, d := range bd {
-			all := true
-			for _, term := range terms {
-				if !d.terms[term] {
-					all = false
-					break
-				}
-			}
-			if all {
-				want = append(want, d.key)
-			}
-		}
-		res, err := s.Search(context.Background(), query.Request{Query: q, Limit: len(docs)})
+		want, err := o.Match(q)
 		if err != nil {
-			t.Fatalf("query %q: %v", q, err)
+			t.Fatalf("query %s: the oracle: %v", q, err)
+		}
+		res, err := s.Search(context.Background(), query.Request{Query: q, Limit: o.Len()})
+		if err != nil {
+			t.Fatalf("query %s: %v", q, err)
 		}
 		got := make([]string, len(res.Hits))
 		for i, h := range res.Hits {
 			got[i] = h.Key
 		}
 		slices.Sort(got)
-		slices.Sort(want)
 		if !slices.Equal(got, want) {
-			t.Fatalf("query %q: %d hits, brute force %d", q, len(got), len(want))
+			t.Fatalf("query %s: %d hits, brute force %d", q, len(got), len(want))
+		}
+		if n, err := s.Count(context.Background(), q); err != nil || n != len(want) {
+			t.Fatalf("query %s: count %d (%v), brute force %d", q, n, err, len(want))
 		}
 		if len(want) > 0 {
 			matched++
@@ -233,9 +149,10 @@ func TestBenchQueriesOnSample(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
+	o := oracleOf(docs, "english")
 	for _, name := range []string{"wordnet-2term.txt", "wordnet-3term.txt", "debian-titles.txt"} {
 		queries := readLines(t, benchQueries(name))
-		matched, total := compareConjunctions(t, ix, docs, queries)
+		matched, total := compareWithOracle(t, ix, o, queries)
 		t.Logf("%s: %d queries equal to brute force; %d matched, %d hits", name, len(queries), matched, total)
 	}
 }

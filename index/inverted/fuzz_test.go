@@ -39,7 +39,7 @@ func reseal(data []byte) {
 // and never panic.
 func FuzzOpen(f *testing.F) {
 	dir := f.TempDir()
-	docs := genDocs(300, 9)
+	docs := testCorpus(300, 9)
 	w, err := index.Create(dir, index.WriterOptions{})
 	if err != nil {
 		f.Fatal(err)

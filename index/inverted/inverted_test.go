@@ -3,7 +3,6 @@ package inverted
 import (
 	"errors"
 	"fmt"
-	"github.com/bitsieve/bitsieve/internal/indextest"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -12,26 +11,17 @@ import (
 	"testing"
 
 	"github.com/bitsieve/bitsieve/index"
-	"github.com/bitsieve/bitsieve/tokenize"
+	"github.com/bitsieve/bitsieve/internal/indextest"
 )
 
-// genDocs makes n documents of Zipf-distributed words, long and short, so
-// segments fall in several length classes and bitmaps use every container
-// kind (array, bitmap and run).
-func genDocs(n int, seed uint64) []index.Document {
-	r := rand.New(rand.NewPCG(seed, 1))
-	zipf := rand.NewZipf(r, 1.1, 1, 4000)
-	docs := make([]index.Document, n)
-	for i := range docs {
-		words := 1 + r.IntN(1<<uint(1+r.IntN(9)))
-		var b strings.Builder
-		for j := 0; j < words; j++ {
-			fmt.Fprintf(&b, "w%dx ", zipf.Uint64())
-		}
-		if i < n/2 {
-			b.WriteString("firsthalf ") // a run of consecutive documents
-		}
-		docs[i] = index.Document{Key: fmt.Sprintf("doc-%05d", i), Text: []byte(b.String())}
+// testCorpus is the test kit's corpus with a word in each document of its
+// first half (a run of consecutive documents), so that bitmaps use every
+// container kind (array, bitmap and run).
+func testCorpus(n int, seed uint64) []index.Document {
+	docs := indextest.Corpus(n, seed)
+	for i := range docs[:n/2] {
+		docs[i].Text = append(docs[i].Text, " firsthalf"...)
+		docs[i].Size = int64(len(docs[i].Text))
 	}
 	return docs
 }
@@ -39,25 +29,6 @@ func genDocs(n int, seed uint64) []index.Document {
 func buildIndex(t testing.TB, dir string, docs []index.Document, opt index.WriterOptions) *index.Index {
 	t.Helper()
 	return indextest.Open(t, dir, docs, opt)
-}
-
-// brutePostings lists, for every term, the keys of the documents holding it.
-func brutePostings(docs []index.Document) map[string][]string {
-	a := tokenize.MustNew("english")
-	out := map[string][]string{}
-	for _, d := range docs {
-		seen := map[string]bool{}
-		for _, t := range a.Terms(nil, d.Text) {
-			if !seen[t] {
-				seen[t] = true
-				out[t] = append(out[t], d.Key)
-			}
-		}
-	}
-	for _, keys := range out {
-		slices.Sort(keys)
-	}
-	return out
 }
 
 // keysOf gathers a term's documents over all segments, by key.
@@ -84,9 +55,9 @@ func keysOf(t *testing.T, x *Index, term string) []string {
 }
 
 func TestBuildMatchesBruteForce(t *testing.T) {
-	docs := genDocs(4000, 1)
+	docs := testCorpus(4000, 1)
 	ix := buildIndex(t, t.TempDir(), docs, index.WriterOptions{Capacity: 900})
-	want := brutePostings(docs)
+	o := indextest.NewOracle(docs, ix.Analyzer())
 	for _, dir := range []string{"", ix.Dir()} {
 		x, err := Build(ix, BuildOptions{Dir: dir, Workers: 3})
 		if err != nil {
@@ -95,8 +66,8 @@ func TestBuildMatchesBruteForce(t *testing.T) {
 		if len(x.Segments()) != len(ix.Segments()) {
 			t.Fatalf("%d postings segments for %d segments", len(x.Segments()), len(ix.Segments()))
 		}
-		for term, keys := range want {
-			if got := keysOf(t, x, term); !slices.Equal(got, keys) {
+		for _, term := range o.Terms() {
+			if got, keys := keysOf(t, x, term), o.Holders(term); !slices.Equal(got, keys) {
 				t.Fatalf("term %q: postings list %d documents, brute force %d", term, len(got), len(keys))
 			}
 		}
@@ -126,7 +97,7 @@ func TestBuildMatchesBruteForce(t *testing.T) {
 
 func TestMissingStaleAndRemoved(t *testing.T) {
 	dir := t.TempDir()
-	docs := genDocs(1500, 2)
+	docs := testCorpus(1500, 2)
 	ix := buildIndex(t, dir, docs, index.WriterOptions{Capacity: 500})
 	if _, err := Open(ix); !errors.Is(err, ErrMissing) {
 		t.Fatalf("Open without postings: %v, want ErrMissing", err)
@@ -140,7 +111,7 @@ func TestMissingStaleAndRemoved(t *testing.T) {
 
 	// Rebuild the index with other documents: the old postings files stay
 	// until postings are built again, and are then removed.
-	ix2 := buildIndex(t, dir, genDocs(1200, 3), index.WriterOptions{Capacity: 500})
+	ix2 := buildIndex(t, dir, testCorpus(1200, 3), index.WriterOptions{Capacity: 500})
 	if _, err := os.Stat(filepath.Join(dir, FileName(old))); err != nil {
 		t.Fatalf("old postings file: %v", err)
 	}
@@ -186,7 +157,7 @@ func TestMissingStaleAndRemoved(t *testing.T) {
 
 func TestDamagedFileIsAnError(t *testing.T) {
 	dir := t.TempDir()
-	ix := buildIndex(t, dir, genDocs(800, 4), index.WriterOptions{})
+	ix := buildIndex(t, dir, testCorpus(800, 4), index.WriterOptions{})
 	x, err := Build(ix, BuildOptions{Dir: dir})
 	if err != nil {
 		t.Fatal(err)
@@ -233,7 +204,7 @@ func TestDamagedFileIsAnError(t *testing.T) {
 // a flipped byte in any of them is a problem that names the file.
 func TestCheckFiles(t *testing.T) {
 	dir := t.TempDir()
-	ix := buildIndex(t, dir, genDocs(800, 4), index.WriterOptions{})
+	ix := buildIndex(t, dir, testCorpus(800, 4), index.WriterOptions{})
 	if n, probs := CheckFiles(ix); n != 0 || len(probs) != 0 {
 		t.Fatalf("no postings files: checked %d, %v", n, probs)
 	}

@@ -4,6 +4,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/bitsieve/bitsieve/internal/indextest/kit"
+	"github.com/bitsieve/bitsieve/tokenize"
 )
 
 // TestFalsePositives checks section 15 against a brute-force reading of the
@@ -11,7 +14,11 @@ import (
 // rows' bits and do not hold it. Dense rows of few hashes, with and without
 // a higher rank and word pairs, make false positives plentiful.
 func TestFalsePositives(t *testing.T) {
-	docs := genDocs(900, 21, 0)
+	docs := testCorpus(900, 21, 0)
+	o := kit.NewOracle(tokenize.DefaultLanguage)
+	for _, d := range docs {
+		o.Add(d.Key, d.Text)
+	}
 	for _, p := range []Params{
 		{Density: 0.4, SNR: 1, KMin: 1, KMax: 2},
 		{Density: 0.3, SNR: 2, KMin: 1, KMax: 4, ListDensity: 1.0 / 256, Rank: 3, PairK: 2},
@@ -19,15 +26,9 @@ func TestFalsePositives(t *testing.T) {
 	} {
 		data, dict := buildFile(t, docs, p)
 		s := openFile(t, data, dict)
-		holds := make([]map[int]bool, s.NumTerms()) // by termID, the documents holding it
+		holds := make([][]string, s.NumTerms()) // by termID, the keys of the documents holding it
 		for i, w := range dict.Words {
-			id := dict.IDs[i]
-			holds[id] = map[int]bool{}
-			for d, doc := range docs {
-				if slices.ContainsFunc(doc.Terms, func(tf TermFreq) bool { return tf.Term == w }) {
-					holds[id][d] = true
-				}
-			}
+			holds[dict.IDs[i]] = o.Holders(w)
 		}
 		shared, total := 0, 0
 		var rows []int
@@ -50,7 +51,7 @@ func TestFalsePositives(t *testing.T) {
 					c := d >> s.RowRank(r)
 					admitted = admitted && s.Row(r)[c/64]&(1<<(c%64)) != 0
 				}
-				if admitted && !holds[id][d] {
+				if _, held := slices.BinarySearch(holds[id], docs[d].Key); admitted && !held {
 					want = append(want, uint32(d))
 				}
 			}
@@ -69,7 +70,7 @@ func TestFalsePositives(t *testing.T) {
 // TestCheckFalsePositives damages section 15 (behind its checksum, as a
 // writer's bug would) and expects Check to name it.
 func TestCheckFalsePositives(t *testing.T) {
-	data, dict := buildFile(t, genDocs(600, 5, 0), Params{Density: 0.4, SNR: 1, KMin: 1, KMax: 2})
+	data, dict := buildFile(t, testCorpus(600, 5, 0), Params{Density: 0.4, SNR: 1, KMin: 1, KMax: 2})
 	s := openFile(t, data, dict)
 	if errs := s.Check(); len(errs) > 0 {
 		t.Fatalf("check: %v", errs)

@@ -11,7 +11,7 @@ import (
 // few bytes to many cache lines (a prefetch changes nothing it could check
 // beyond that: lookups after it find what they found before).
 func TestPrefetchForward(t *testing.T) {
-	data, dict := buildFile(t, genDocs(300, 7, 4000), DefaultParams)
+	data, dict := buildFile(t, testCorpus(300, 7, 4000), DefaultParams)
 	s := openFile(t, data, dict)
 	var docs []int32
 	long := 0

@@ -83,7 +83,7 @@ func exercise(s *Segment) {
 // private and shared rows, for seeding the fuzzer.
 func smallSegment(t testing.TB, n int, seed uint64) []byte {
 	t.Helper()
-	data, _ := buildFile(t, genDocs(n, seed, 80), DefaultParams)
+	data, _ := buildFile(t, testCorpus(n, seed, 80), DefaultParams)
 	return data
 }
 

@@ -2,34 +2,23 @@ package segment
 
 import (
 	"bytes"
-	"fmt"
-	"math/rand/v2"
-	"strings"
 	"testing"
 
+	"github.com/bitsieve/bitsieve/internal/indextest/kit"
 	"github.com/bitsieve/bitsieve/internal/inplace"
 	"github.com/bitsieve/bitsieve/tokenize"
 )
 
-// genDocs makes n analyzed documents of Zipf-distributed words over a
-// vocabulary, as the index's tests do, of texts at most maxText bytes
-// (0: any).
-func genDocs(n int, seed uint64, maxText int) []*Doc {
-	r := rand.New(rand.NewPCG(seed, 1))
-	zipf := rand.NewZipf(r, 1.1, 1, 5000)
+// testCorpus makes n analyzed documents of the test kit's corpus
+// (kit.Corpus), their texts cut to at most maxText bytes (0: any).
+func testCorpus(n int, seed uint64, maxText int) []*Doc {
 	an := NewAnalysis(tokenize.DefaultLanguage)
 	docs := make([]*Doc, n)
-	for i := range docs {
-		words := 1 + r.IntN(1<<uint(1+r.IntN(10)))
-		var b strings.Builder
-		for j := 0; j < words; j++ {
-			fmt.Fprintf(&b, "w%dx ", zipf.Uint64())
+	for i, d := range kit.Corpus(n, seed) {
+		if maxText > 0 && len(d.Text) > maxText {
+			d.Text = d.Text[:maxText]
 		}
-		text := []byte(b.String())
-		if maxText > 0 && len(text) > maxText {
-			text = text[:maxText]
-		}
-		docs[i] = &Doc{Key: fmt.Sprintf("doc-%05d", i), Title: fmt.Sprintf("Doc %d", i), Text: text, Size: int64(len(text))}
+		docs[i] = &Doc{Key: d.Key, Title: d.Title, Text: d.Text, Size: int64(len(d.Text))}
 		an.Analyze(docs[i])
 	}
 	return docs

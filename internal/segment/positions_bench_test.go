@@ -15,7 +15,7 @@ type lookupProbe struct {
 // lookupProbes builds a segment of documents of up to 1,024 words and
 // draws three terms from each one's forward entry.
 func lookupProbes(b *testing.B) (*Segment, []lookupProbe) {
-	data, dict := buildFile(b, genDocs(2000, 11, 0), DefaultParams)
+	data, dict := buildFile(b, testCorpus(2000, 11, 0), DefaultParams)
 	s := openFile(b, data, dict)
 	r := rand.New(rand.NewPCG(3, 4))
 	var probes []lookupProbe

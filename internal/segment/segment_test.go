@@ -10,7 +10,7 @@ import (
 // compaction does): the file must come out byte for byte the same, and so
 // must every document's terms, positions and text.
 func TestBuildReadRebuild(t *testing.T) {
-	docs := genDocs(700, 9, 0)
+	docs := testCorpus(700, 9, 0)
 	data, dict := buildFile(t, docs, DefaultParams)
 	s := openFile(t, data, dict)
 	if errs := s.Check(); len(errs) > 0 {
