@@ -167,9 +167,11 @@
 // opens it and finds a word's block; lexicon_read.go decodes the blocks
 // (Lookup, Prefix); lexicon_build.go encodes one; lexicon_merge.go merges
 // an old lexicon with new segments' dictionaries; lexicon_write.go writes
-// the lexicon of a commit. Writing: writer.go holds the Writer: its options
-// and calls, the analysis pipeline and the memory budget, sealing segments,
-// Commit and Abort; classes.go buffers documents by length class;
+// the lexicon of a commit. Writing: writer.go holds the options, the Writer
+// and its calls (Create, OpenWriter, Add, Delete); pipeline.go analyzes
+// documents and applies the calls in order, within the memory budget;
+// seal.go writes a buffer as a segment; commit.go commits or aborts
+// (Commit, Abort); classes.go buffers documents by length class;
 // textspill.go and dictspill.go keep their texts and the new segments'
 // dictionaries on disk until they are needed; durable.go writes, fsyncs and
 // renames files and holds the LOCK. compact.go merges segments (Compact and
