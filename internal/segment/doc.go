@@ -16,7 +16,10 @@
 // whose Entries say where each word's rows, list and statistics are. Check
 // verifies every invariant of a segment, down to every posting.
 //
-// Files: build.go and segment.go write and read the sections in order;
+// Files: build.go and segment.go write and read the sections in order
+// (segment.go also the Segment's counts and sizes); rows.go reads its rows
+// and lists, terms.go its dictionary and a term's treatment and rows,
+// documents.go its document table, text.go its stored texts;
 // signature.go, treatment.go (rows and how a term is stored),
 // forward.go, positions.go, freqs.go, impacts.go, store.go and
 // docrecord.go each own one section; entry.go the lexicon's view of a term;
