@@ -34,4 +34,12 @@
 // and 3, single-threaded; each set's size (bits per posting of rows and
 // lists), false-positive share and p50 latencies beside the inverted
 // engine's make one point of the report's size-against-speed chart.
+//
+// Files: run.go runs a workload through both engines (Run); compare.go
+// checks that they answer a query alike; report.go holds the Report and
+// sums its measurements up by class. workload.go classifies queries,
+// sample.go and phrases.go draw them from an index and a corpus, stats.go
+// summarizes latencies; build.go times builds, size.go measures sizes,
+// probe.go the memory bandwidth and machine.go the machine; sweep.go runs
+// a sweep; text.go, html.go and svg.go render a report.
 package bench

@@ -158,4 +158,24 @@
 // texts of the documents it buffers wait in scratch files beside the
 // index, not in memory (textspill.go), so the budget goes to what the
 // segments are laid out from.
+//
+// # Files
+//
+// Reading: index.go opens a snapshot (Open) and its segments; manifest.go
+// reads and writes the MANIFEST, tombstone.go the tombstone files, file.go
+// the sections of any file. The lexicon: lexicon.go describes its format,
+// opens it and finds a word's block; lexicon_read.go decodes the blocks
+// (Lookup, Prefix); lexicon_build.go encodes one; lexicon_merge.go merges
+// an old lexicon with new segments' dictionaries; lexicon_write.go writes
+// the lexicon of a commit. Writing: writer.go holds the options, the Writer
+// and its calls (Create, OpenWriter, Add, Delete); pipeline.go analyzes
+// documents and applies the calls in order, within the memory budget;
+// seal.go writes a buffer as a segment; commit.go commits or aborts
+// (Commit, Abort); classes.go buffers documents by length class;
+// textspill.go and dictspill.go keep their texts and the new segments'
+// dictionaries on disk until they are needed; durable.go writes, fsyncs and
+// renames files and holds the LOCK. compact.go merges segments (Compact and
+// the policy), reseal.go rebuilds an index with other Params, check.go and
+// crosscheck.go check an index, recover.go writes a MANIFEST from the
+// files, and stats.go reports an index's Stats.
 package index

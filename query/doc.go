@@ -107,4 +107,20 @@
 // is no more safe for concurrent use than it; Searcher.Parse takes its own.
 // The trees Parse returns are never changed afterwards and may be read (Walk,
 // String) concurrently.
+//
+// # Files
+//
+// Parsing: lex.go reads a query's tokens; parse.go builds the tree, its
+// words analyzed, within the limits (Parse); simplify.go flattens it,
+// keeps repeated leaves once and checks that it requires a word; string.go
+// writes a tree back as query text (String, PlainWords). ast.go holds the
+// nodes and Walk, errors.go the errors. Searching: search.go holds the
+// Searcher, compiles a query and runs the segments through the stages;
+// plan.go plans a query over a segment's rows, match.go evaluates a plan
+// block by block, words.go answers a conjunction of words document by
+// document, verify.go verifies candidates, rank.go scores and keeps the
+// best, snippet.go cuts snippets. result.go holds Request and Result,
+// cost.go the Cost estimate, explain.go Explain; inverted.go matches from
+// an inverted index's postings, and inverted_compare.go compares both
+// (Matches).
 package query
