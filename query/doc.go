@@ -115,12 +115,17 @@
 // keeps repeated leaves once and checks that it requires a word; string.go
 // writes a tree back as query text (String, PlainWords). ast.go holds the
 // nodes and Walk, errors.go the errors. Searching: search.go holds the
-// Searcher, compiles a query and runs the segments through the stages;
-// plan.go plans a query over a segment's rows, match.go evaluates a plan
-// block by block, words.go answers a conjunction of words document by
-// document, verify.go verifies candidates, rank.go scores and keeps the
-// best, snippet.go cuts snippets. result.go holds Request and Result,
-// cost.go the Cost estimate, explain.go Explain; inverted.go matches from
-// an inverted index's postings, and inverted_compare.go compares both
-// (Matches).
+// Searcher and runs the segments through the stages; compile.go compiles
+// a query (lexicon lookups, document frequencies); plan.go plans a query
+// over a segment's rows, match.go evaluates a plan block by block,
+// words.go answers a conjunction of words document by document, verify.go
+// verifies candidates (phrasecheck.go checks a phrase for an engine),
+// rank.go scores and keeps the best, snippet.go cuts snippets. result.go
+// holds Request and Result, cost.go the Cost estimate, explain.go Explain.
+// Seams: engine.go plugs another engine into a segment's match stage
+// (SegmentEngine) and matches.go compares engines (Matches); stats.go
+// holds the statistics BM25 scores with (Stats) and merge.go the merge of
+// several indexes' pages (Merge); snapshot.go the live, reference-counted
+// snapshots of a directory (Live; inode_*.go tell one MANIFEST file from
+// another).
 package query
