@@ -27,7 +27,8 @@ type Cluster struct {
 	stream jetstream.Stream
 	opt    Options
 
-	analyzers sync.Pool // *tokenize.Analyzer of cfg.Analyzer, for Parse
+	analyzers sync.Pool  // *tokenize.Analyzer of cfg.Analyzer, for Parse
+	stats     statsCache // what the first rounds of searches learned
 }
 
 // Options configure an open Cluster.

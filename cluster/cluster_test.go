@@ -30,7 +30,7 @@ func quietLogger() *slog.Logger { return slog.New(slog.DiscardHandler) }
 
 // startCluster starts three NATS servers, creates a cluster of shards
 // shards, and joins nodes nodes.
-func startCluster(t *testing.T, shards, replicas, nodes int) *testCluster {
+func startCluster(t testing.TB, shards, replicas, nodes int) *testCluster {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("starts a JetStream cluster")
@@ -50,7 +50,7 @@ func startCluster(t *testing.T, shards, replicas, nodes int) *testCluster {
 }
 
 // client opens the cluster over a connection of its own.
-func (tc *testCluster) client(t *testing.T) *Cluster {
+func (tc *testCluster) client(t testing.TB) *Cluster {
 	t.Helper()
 	nc, err := Connect(ConnOptions{URLs: tc.nats.URLs()})
 	if err != nil {
@@ -70,7 +70,7 @@ func (tc *testCluster) client(t *testing.T) *Cluster {
 }
 
 // join starts node i on its own directory.
-func (tc *testCluster) join(t *testing.T, i int) *Node {
+func (tc *testCluster) join(t testing.TB, i int) *Node {
 	t.Helper()
 	c := tc.client(t)
 	n, err := c.Join(NodeOptions{Dir: filepath.Join(tc.dir, fmt.Sprintf("node%d", i))})
@@ -86,7 +86,7 @@ func (tc *testCluster) join(t *testing.T, i int) *Node {
 }
 
 // waitHealthy waits until cluster status finds nothing wrong.
-func (tc *testCluster) waitHealthy(t *testing.T, timeout time.Duration) *Status {
+func (tc *testCluster) waitHealthy(t testing.TB, timeout time.Duration) *Status {
 	t.Helper()
 	c := tc.client(t)
 	deadline := time.Now().Add(timeout)
@@ -105,7 +105,7 @@ func (tc *testCluster) waitHealthy(t *testing.T, timeout time.Duration) *Status 
 }
 
 // write writes docs through a Writer and waits until they are indexed.
-func write(t *testing.T, c *Cluster, docs []index.Document, deletes []string) {
+func write(t testing.TB, c *Cluster, docs []index.Document, deletes []string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
@@ -266,5 +266,31 @@ func TestClusterEqualsOneIndex(t *testing.T) {
 	ex, err := c.Explain(ctx, "kalo OR mine")
 	if err != nil || ex.Docs != len(all) {
 		t.Fatalf("explain: %v, %+v", err, ex)
+	}
+
+	// The client's own writes are seen by its next searches, whatever it
+	// learned of the shards before.
+	more := testDocs(200, 3)
+	for i := range more {
+		more[i].Key = fmt.Sprintf("more/%04d", i)
+	}
+	write(t, c, more, nil)
+	one, err = query.NewSearcher(indextest.Open(t, t.TempDir(), append(all, more...), index.WriterOptions{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range testQueries(more, 100, 11) {
+		req := query.Request{Query: q, Limit: 5}
+		w, werr := one.Search(ctx, req)
+		g, gerr := c.Search(ctx, req)
+		if werr != nil || gerr != nil {
+			if werr == nil || gerr == nil || werr.Error() != gerr.Error() {
+				t.Fatalf("%q after more writes: %v; cluster %v", q, werr, gerr)
+			}
+			continue
+		}
+		if g.Total != w.Total || len(g.Hits) != len(w.Hits) || (len(g.Hits) > 0 && g.Hits[0].Score != w.Hits[0].Score) {
+			t.Fatalf("%q after more writes: cluster %d hits, one index %d", q, g.Total, w.Total)
+		}
 	}
 }

@@ -51,6 +51,7 @@ type reply struct {
 	Node       string              `json:"node"`
 	Shard      int                 `json:"shard"`
 	Generation uint64              `json:"generation"`
+	Current    uint64              `json:"current"` // the generation the node serves now
 	Error      *wireError          `json:"error,omitempty"`
 	Stats      *query.Stats        `json:"stats,omitempty"`
 	Result     *query.Result       `json:"result,omitempty"`

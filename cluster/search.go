@@ -54,16 +54,16 @@ func (c *Cluster) Search(ctx context.Context, req query.Request) (*SearchResult,
 		req.Limit = query.DefaultLimit
 	}
 	req.Offset = max(0, req.Offset)
-	if _, err := c.Parse(req.Query); err != nil {
+	root, err := c.Parse(req.Query)
+	if err != nil {
 		return nil, err
 	}
 	var res *SearchResult
-	var err error
 	for attempt := 0; ; attempt++ {
 		if req.CountOnly {
 			res, err = c.count(ctx, req)
 		} else {
-			res, err = c.rank(ctx, req)
+			res, err = c.rank(ctx, req, root)
 		}
 		if !errors.Is(err, errRestart) || attempt+1 == searchAttempts {
 			break
@@ -94,9 +94,16 @@ func (c *Cluster) count(ctx context.Context, req query.Request) (*SearchResult, 
 }
 
 // rank ranks over every shard in two rounds (statistics, then the search
-// with their sum), and cuts the page's snippets in a third when the page
-// is deep.
-func (c *Cluster) rank(ctx context.Context, req query.Request) (*SearchResult, error) {
+// with their sum), or in one when the statistics of every word are known
+// (statsCache), and cuts the page's snippets in a third when the page is
+// deep.
+func (c *Cluster) rank(ctx context.Context, req query.Request, root query.Node) (*SearchResult, error) {
+	words, prefixes := queryWords(root)
+	if sum, gens, ok := c.stats.sum(c.cfg.Shards, words, prefixes); ok {
+		if res, ok := c.rankPinned(ctx, req, sum, gens); ok {
+			return res, nil
+		}
+	}
 	f := c.fanOut(ctx, req.Query)
 	stats := f.each(func(s int, g *shardCall) (*reply, error) {
 		return g.ask(&request{Op: opStats, Shard: s, Query: req.Query})
@@ -105,18 +112,65 @@ func (c *Cluster) rank(ctx context.Context, req query.Request) (*SearchResult, e
 		return nil, err
 	}
 	var sum query.Stats
-	for _, r := range stats {
+	for s, r := range stats {
 		if r != nil {
 			sum.Add(r.Stats)
+			c.stats.learn(c.cfg.Shards, s, r.Generation, r.Stats, prefixes)
 		}
 	}
+	return f.search(req, &sum)
+}
+
+// rankPinned is the second round alone, with statistics known for the
+// generations gens: each shard's owners are asked once, for its
+// generation. Any failure (a generation no longer kept, a node lost)
+// gives up, for the two rounds to run.
+func (c *Cluster) rankPinned(ctx context.Context, req query.Request, sum *query.Stats, gens []uint64) (*SearchResult, bool) {
+	f := c.fanOut(ctx, req.Query)
+	k := req.Offset + req.Limit
+	inline := req.Snippets && k <= inlineSnippets
+	parts := make([]*reply, len(gens))
+	failed := make([]bool, len(gens))
+	var wg sync.WaitGroup
+	for s, g := range f.calls {
+		wg.Go(func() {
+			rep, err := c.call(ctx, shardSubject(c.cfg.Name, s), &request{Op: opSearch, Shard: s, Generation: gens[s],
+				Query: req.Query, Limit: k, Snippets: inline, Stats: sum}, req.Query)
+			if err != nil || rep.Generation != gens[s] {
+				failed[s] = true
+				c.stats.served(s, 0)
+				return
+			}
+			c.stats.served(s, rep.Current)
+			g.node, g.gen = rep.Node, rep.Generation
+			parts[s] = rep
+		})
+	}
+	wg.Wait()
+	for _, bad := range failed {
+		if bad {
+			return nil, false
+		}
+	}
+	res := f.result(req, parts)
+	if req.Snippets && !inline && len(res.Hits) > 0 {
+		if err := f.snippets(req.Query, res.Hits); err != nil {
+			return nil, false
+		}
+	}
+	return res, true
+}
+
+// search is the second round of a ranked search: every shard searched
+// with the summed statistics, on the node and generation of the first.
+func (f *fanOut) search(req query.Request, sum *query.Stats) (*SearchResult, error) {
 	k := req.Offset + req.Limit
 	inline := req.Snippets && k <= inlineSnippets
 	parts := f.each(func(s int, g *shardCall) (*reply, error) {
 		// The same node, for the same generation: it keeps a replaced
 		// generation a while for this round.
 		return g.again(&request{Op: opSearch, Shard: s, Generation: g.gen, Query: req.Query,
-			Limit: k, Snippets: inline, Stats: &sum})
+			Limit: k, Snippets: inline, Stats: sum})
 	})
 	if err := f.err(); err != nil {
 		return nil, err

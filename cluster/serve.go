@@ -38,7 +38,7 @@ func (n *Node) onRequest(msg *nats.Msg) {
 }
 
 // compressFrom is the reply size from which a reply travels compressed.
-const compressFrom = 32 << 10
+const compressFrom = 256 << 10
 
 var zenc, _ = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1))
 var zdec, _ = zstd.NewReader(nil, zstd.WithDecoderConcurrency(0), zstd.WithDecoderMaxMemory(256<<20))
@@ -85,6 +85,10 @@ func (n *Node) answer(req *request) reply {
 	if sh == nil {
 		rep.Error = toWire(fmt.Errorf("%w: node %s does not own shard %d", errNotOwner, n.id, req.Shard))
 		return rep
+	}
+	if cur := sh.acquire(0); cur != nil {
+		rep.Current = cur.Index().Generation()
+		cur.Release()
 	}
 	sn := sh.acquire(req.Generation)
 	if sn == nil {

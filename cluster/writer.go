@@ -324,6 +324,7 @@ func (w *Writer) Flush() (map[int]uint64, error) {
 		close(ch)
 	}
 	w.wg.Wait()
+	w.c.stats.reset() // this client's next search reads the shards afresh
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.err != nil {
