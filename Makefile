@@ -3,7 +3,7 @@ GO      ?= go
 BIN     := bin/bitsieve
 PKGS    := ./...
 
-.PHONY: deps build run test test-long cross bench bench-smoke fuzz-smoke lint clean corpora loadtest loadtest-heavy
+.PHONY: deps build run test test-long cross bench bench-smoke bench-cluster cluster-chaos nats-server fuzz-smoke lint clean corpora loadtest loadtest-heavy
 
 deps:
 	@echo "downloading modules…"
@@ -60,6 +60,24 @@ BENCH_QUERIES ?= bench/queries/*.txt
 bench-smoke: build
 	BITSIEVE_INDEX="$${TMPDIR:-/tmp}/bitsieve-no-index" ./$(BIN) bench --quiet --sample 200 --max-queries 100 --reps 1 --qps-passes 1 $(BENCH_QUERIES)
 	$(GO) test -run='^$$' -bench=. -benchtime=1x $(PKGS)
+
+# The cluster on loopback: three NATS servers and 1, 2 and 4 nodes in one
+# process; search latency beside the same shards searched in process,
+# throughput, and the takeover of a node cut off (docs/BENCHMARKS.md).
+bench-cluster: deps
+	$(GO) test -run='^$$' -bench='Cluster(Search|Throughput)' -benchtime=3000x ./cluster
+	$(GO) test -run='^$$' -bench=ClusterTakeover -benchtime=5x ./cluster
+
+# The kill test of the cluster, CLUSTER_TRIALS times (each a node and then
+# a NATS server killed under load; make test-long runs it once).
+CLUSTER_TRIALS ?= 20
+cluster-chaos: deps
+	BITSIEVE_CLUSTER_TRIALS=$(CLUSTER_TRIALS) $(GO) test -count=1 -timeout 60m -run TestClusterSurvivesKills -v ./cmd/bitsieve
+
+# The NATS server the cluster's tests start: the version go.mod pins, as
+# bin/nats-server (the tests build their own into the cache directory).
+nats-server: deps
+	$(GO) build -o bin/nats-server github.com/nats-io/nats-server/v2
 
 # Every fuzz target for FUZZTIME each: a bounded smoke run for CI, which
 # prints the inputs each target tried (scripts/fuzz-smoke.sh).

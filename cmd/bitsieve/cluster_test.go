@@ -1,3 +1,5 @@
+//go:build linux
+
 package main
 
 import (
@@ -82,6 +84,7 @@ func (n *testNode) start() {
 	cmd := exec.Command(exe, "serve", "--nats", n.urls, "--cluster", "chaos", "--data", n.dir, "--addr", n.addr, "--nats-timeout", "1s")
 	cmd.Env = append(os.Environ(), "BITSIEVE_TEST_MAIN=1", "BITSIEVE_WRITE_TOKEN="+testToken)
 	cmd.Stdout, cmd.Stderr = log, log
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL} // no node outlives a killed test
 	if err := cmd.Start(); err != nil {
 		n.t.Fatal(err)
 	}

@@ -161,6 +161,7 @@ func (s *Server) Start() error {
 	cmd := exec.Command(s.bin, "-a", "127.0.0.1", "-p", strconv.Itoa(s.Port), "-n", s.Name, "-js", "-sd", s.dir,
 		"--cluster_name", s.cluster, "--cluster", fmt.Sprintf("nats://127.0.0.1:%d", s.cport), "--routes", s.routes)
 	cmd.Stdout, cmd.Stderr = log, log
+	dieWithParent(cmd)
 	if err := cmd.Start(); err != nil {
 		log.Close()
 		return fmt.Errorf("start %s: %w", s.bin, err)
