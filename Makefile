@@ -22,7 +22,8 @@ run: build
 # suite without -short, then the packages where goroutines share state again
 # under the race detector, in short mode and without the brute-force
 # exactness sweeps (the plain run has them; under -race they take minutes),
-# with a timeout that outlasts a busy machine. CI runs both.
+# with a timeout that outlasts a busy machine, and a cluster on loopback
+# under the race detector. CI runs both.
 RACE_PKGS := ./index ./internal/segment ./internal/strcache ./query ./tokenize ./web
 RACE_SKIP := ^(TestExactGenerated|TestExactSample|TestInvertedEqualsSignature)$$
 
@@ -39,6 +40,8 @@ test-long: deps
 	$(GO) test -count=1 $(PKGS)
 	@echo "running $(RACE_PKGS) under the race detector…"
 	$(GO) test -race -short -count=1 -timeout 30m -skip '$(RACE_SKIP)' $(RACE_PKGS)
+	@echo "running a cluster on loopback under the race detector…"
+	$(GO) test -race -count=1 -timeout 30m -run '^TestClusterEqualsOneIndex$$' ./cluster
 
 # Windows and macOS builds, tests included, must keep compiling; Linux is the
 # platform the tests run on.
