@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/bitsieve/bitsieve/index"
+	"github.com/bitsieve/bitsieve/tokenize"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -75,10 +76,16 @@ func Open(ctx context.Context, nc *nats.Conn, opt Options) (*Cluster, error) {
 // Create creates the cluster cfg describes (its stream, buckets and
 // configuration) and opens it; when a cluster of that name exists, it
 // opens that one, whose configuration must then agree with cfg's shard
-// count and analyzer where they are given.
+// count and analyzer where they are given. Fields left zero take the
+// defaults (DefaultShards, DefaultReplicas, tokenize.DefaultLanguage, and
+// as many stream replicas as there are servers, up to three).
 func Create(ctx context.Context, nc *nats.Conn, cfg Config, opt Options) (*Cluster, error) {
 	opt.defaults()
 	cfg.Name = opt.Name
+	want := Expect{Shards: cfg.Shards, Analyzer: cfg.Analyzer}
+	if cfg.Analyzer == "" {
+		cfg.Analyzer = tokenize.DefaultLanguage
+	}
 	if cfg.Shards == 0 {
 		cfg.Shards = DefaultShards
 	}
@@ -98,7 +105,7 @@ func Create(ctx context.Context, nc *nats.Conn, cfg Config, opt Options) (*Clust
 		return nil, err
 	}
 	if old, state, err := readConfig(ctx, js, cfg.Name); err == nil {
-		if err := (Expect{Shards: cfg.Shards, Analyzer: cfg.Analyzer}).check(old); err != nil {
+		if err := want.check(old); err != nil {
 			return nil, err
 		}
 		return attach(ctx, nc, js, old, state, opt)

@@ -5,11 +5,13 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/bitsieve/bitsieve/corpus"
 	"github.com/bitsieve/bitsieve/index"
 	"github.com/bitsieve/bitsieve/internal/indextest"
 	"github.com/bitsieve/bitsieve/internal/natstest"
@@ -293,4 +295,60 @@ func TestClusterEqualsOneIndex(t *testing.T) {
 			t.Fatalf("%q after more writes: cluster %d hits, one index %d", q, g.Total, w.Total)
 		}
 	}
+}
+
+// TestClusterSample writes the embedded sample corpus into a cluster of
+// three nodes and compares the first hundred queries of each query set of
+// bench/queries, ranked and counted, with one index of the sample.
+func TestClusterSample(t *testing.T) {
+	tc := startCluster(t, 4, 2, 3)
+	c := tc.client(t)
+	var docs []index.Document
+	if _, err := corpus.Sample(func(d corpus.Document) error {
+		docs = append(docs, index.Document(d))
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	write(t, c, docs, nil)
+	tc.waitHealthy(t, time.Minute)
+	one, err := query.NewSearcher(indextest.Open(t, t.TempDir(), docs, index.WriterOptions{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	n, matched := 0, 0
+	for _, name := range []string{"wordnet-2term.txt", "wordnet-3term.txt", "debian-titles.txt"} {
+		b, err := os.ReadFile(filepath.Join("..", "bench", "queries", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+		for _, q := range lines[:min(100, len(lines))] {
+			for _, req := range []query.Request{{Query: q, Snippets: true}, {Query: q, CountOnly: true}} {
+				w, werr := one.Search(ctx, req)
+				g, gerr := c.Search(ctx, req)
+				if (werr == nil) != (gerr == nil) || (werr != nil && werr.Error() != gerr.Error()) {
+					t.Fatalf("%q: one index %v, cluster %v", q, werr, gerr)
+				}
+				if werr != nil {
+					continue
+				}
+				if g.Partial || g.Total != w.Total || len(g.Hits) != len(w.Hits) {
+					t.Fatalf("%q: cluster %d of %d, one index %d of %d", q, len(g.Hits), g.Total, len(w.Hits), w.Total)
+				}
+				for i, h := range g.Hits {
+					x := w.Hits[i]
+					if h.Key != x.Key || h.Score != x.Score || h.Snippet != x.Snippet {
+						t.Fatalf("%q: hit %d is %s (%v) on the cluster, %s (%v) on one index", q, i, h.Key, h.Score, x.Key, x.Score)
+					}
+				}
+				n++
+				if w.Total > 0 {
+					matched++
+				}
+			}
+		}
+	}
+	t.Logf("%d requests over the sample (%d with matches), all equal to one index", n, matched)
 }

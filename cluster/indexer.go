@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/bitsieve/bitsieve/index"
+	"github.com/bitsieve/bitsieve/query"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -27,10 +28,11 @@ type indexer struct {
 	rev         uint64
 
 	w     *index.Writer
-	seq   uint64    // the last sequence applied to w
-	docs  int       // records applied to w
-	since time.Time // when w took its first record
-	blobs []string  // objects of the texts applied to w
+	base  *query.Snapshot // the served snapshot w starts from, held until w is done
+	seq   uint64          // the last sequence applied to w
+	docs  int             // records applied to w
+	since time.Time       // when w took its first record
+	blobs []string        // objects of the texts applied to w
 }
 
 // stallAfter is how long a primary goes without a message before it asks
@@ -123,7 +125,14 @@ func (ix *indexer) apply(ctx context.Context, seq uint64, data []byte) error {
 		recs = nil
 	}
 	if ix.w == nil {
-		if ix.w, err = index.OpenWriter(ix.sh.dir, index.WriterOptions{MemoryBudget: ix.sh.n.opt.MemoryBudget, Analyzer: ix.sh.n.c.cfg.Analyzer}); err != nil {
+		// The served snapshot is the writer's base: the copy is not
+		// opened and checked again for every commit.
+		opt := index.WriterOptions{MemoryBudget: ix.sh.n.opt.MemoryBudget, Analyzer: ix.sh.n.c.cfg.Analyzer}
+		if ix.base = ix.sh.acquire(ix.cur.Generation); ix.base != nil {
+			opt.Snapshot = ix.base.Index()
+		}
+		if ix.w, err = index.OpenWriter(ix.sh.dir, opt); err != nil {
+			ix.release()
 			return fmt.Errorf("shard %d: %w", ix.sh.s, err)
 		}
 		ix.since = time.Now()
@@ -160,7 +169,9 @@ func (ix *indexer) commit(ctx context.Context) error {
 	c, sh := ix.sh.n.c, ix.sh
 	w := ix.w
 	ix.w = nil
-	if _, err := w.Commit(); err != nil {
+	_, err := w.Commit()
+	ix.release()
+	if err != nil {
 		return fmt.Errorf("shard %d: %w", sh.s, err)
 	}
 	g, rev, err := c.publish(ctx, sh.s, sh.dir, ix.seq, ix.cur, ix.rev, sh.n.id, ix.incarnation)
@@ -197,5 +208,14 @@ func (ix *indexer) abort() {
 	if ix.w != nil {
 		ix.w.Abort()
 		ix.w = nil
+	}
+	ix.release()
+}
+
+// release gives back the writer's base snapshot.
+func (ix *indexer) release() {
+	if ix.base != nil {
+		ix.base.Release()
+		ix.base = nil
 	}
 }

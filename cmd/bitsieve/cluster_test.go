@@ -27,6 +27,7 @@ import (
 	"github.com/bitsieve/bitsieve/internal/indextest"
 	"github.com/bitsieve/bitsieve/internal/natstest"
 	"github.com/bitsieve/bitsieve/query"
+	"github.com/nats-io/nats.go/jetstream"
 )
 
 // A node of a cluster under test: a real `bitsieve serve --nats` process.
@@ -396,4 +397,112 @@ func clusterKillTrial(t *testing.T, seed uint64) {
 	}
 	t.Logf("%d acknowledged writes (%d written in all, searchable: %d), %d answers (%d partial, %d wrong); whole again %.1f s after the load",
 		n, int(next.Load()), got, answers.Load(), partials.Load(), wrong.Load(), whole.Seconds())
+}
+
+// TestClusterCommands runs the commands on a cluster: index, search with
+// its flags, cluster status, and the errors of a bad URL, servers that
+// cannot be reached, a cluster that does not exist, one of another format
+// version, and a node that expects another shard count.
+func TestClusterCommands(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a JetStream cluster")
+	}
+	isolate(t)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"search", "--nats", "http://127.0.0.1:4222", "whale"}, "bad NATS server URL"},
+		{[]string{"cluster", "status", "--nats", "nats://127.0.0.1:1"}, "cannot connect to the NATS servers"},
+		{[]string{"search", "--nats", "nats://127.0.0.1:1", "--index", "x", "whale"}, "not both"},
+	} {
+		code, _, errs := runCLI(t, c.args...)
+		if code != exitError || !strings.Contains(errs, c.want) || strings.Count(strings.TrimSpace(errs), "\n") > 0 {
+			t.Errorf("%v: exit %d, %q; want exit 2 and one sentence with %q", c.args, code, errs, c.want)
+		}
+	}
+
+	ns := natstest.Start(t, 3)
+	urls := ns.URLs()
+	if code, _, errs := runCLI(t, "search", "--nats", urls, "whale"); code != exitError || !strings.Contains(errs, "no such cluster") {
+		t.Errorf("search of no cluster: exit %d, %q", code, errs)
+	}
+	src := t.TempDir()
+	writeFiles(t, src, map[string]string{"a.txt": "the white whale swims", "b.txt": "a whale of a time", "c.txt": "ships at sea"})
+	if code, out, errs := runCLI(t, "index", "--nats", urls, "--shards", "3", "--wait", "0", src); code != exitOK || !strings.Contains(out, "added 3") {
+		t.Fatalf("index --nats: exit %d, %s %s", code, out, errs)
+	}
+	// A node in this process serves the shards.
+	nc, err := cluster.Connect(cluster.ConnOptions{URLs: urls})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	c, err := cluster.Open(context.Background(), nc, cluster.Options{Logger: quietLogger()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	node, err := c.Join(cluster.NodeOptions{Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer node.Close()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		code, out, _ := runCLI(t, "search", "--nats", urls, "--count", "whale")
+		if code == exitOK && strings.TrimSpace(out) == "2" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("search --count whale: exit %d, %q", code, out)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	code, out, errs := runCLI(t, "search", "--nats", urls, "--json", "--limit", "1", "--offset", "1", "whale")
+	var res cluster.SearchResult
+	if code != exitOK || json.Unmarshal([]byte(out), &res) != nil || res.Total != 2 || len(res.Hits) != 1 || len(res.Shards) != 3 {
+		t.Fatalf("search --json: exit %d, %s %s", code, out, errs)
+	}
+	queries := filepath.Join(t.TempDir(), "q.txt")
+	os.WriteFile(queries, []byte("whale\nsea\n\"white whale\"\n"), 0o644)
+	if code, out, errs := runCLI(t, "search", "--nats", urls, "--queries", queries); code != exitOK || strings.Count(out, "\n") != 3 {
+		t.Fatalf("search --queries: exit %d, %s %s", code, out, errs)
+	}
+	// A second run of the same source changes nothing; a vanished file
+	// is deleted.
+	os.Remove(filepath.Join(src, "c.txt"))
+	if code, out, errs := runCLI(t, "index", "--nats", urls, src); code != exitOK || !strings.Contains(out, "added 0, replaced 0, deleted 1, unchanged 2") {
+		t.Fatalf("index --nats again: exit %d, %s %s", code, out, errs)
+	}
+	if code, out, _ := runCLI(t, "cluster", "status", "--nats", urls); code != exitOK || !strings.Contains(out, "healthy") {
+		t.Errorf("cluster status: exit %d, %s", code, out)
+	}
+	if code, out, _ := runCLI(t, "cluster", "status", "--nats", urls, "--json"); code != exitOK || !strings.Contains(out, `"healthy":true`) {
+		t.Errorf("cluster status --json: exit %d, %s", code, out)
+	}
+
+	// A node that expects another shard count refuses the cluster.
+	if code, _, errs := runCLI(t, "serve", "--nats", urls, "--shards", "5", "--addr", "127.0.0.1:0", "--data", t.TempDir()); code != exitError || !strings.Contains(errs, "has 3 shards, not 5") {
+		t.Errorf("serve --shards 5 on a 3-shard cluster: exit %d, %q", code, errs)
+	}
+	// A cluster of another format version is refused with the one sentence.
+	if _, err := cluster.Create(context.Background(), nc, cluster.Config{Shards: 1, Analyzer: "english"}, cluster.Options{Name: "old", Logger: quietLogger()}); err != nil {
+		t.Fatal(err)
+	}
+	js, _ := jetstream.New(nc)
+	kv, err := js.KeyValue(context.Background(), "bitsieve_old")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := kv.Get(context.Background(), "config")
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := strings.Replace(string(e.Value()), fmt.Sprintf(`"format":%d`, index.FormatVersion), `"format":3`, 1)
+	if _, err := kv.Put(context.Background(), "config", []byte(old)); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errs := runCLI(t, "search", "--nats", urls, "--cluster", "old", "whale"); code != exitError || !strings.Contains(errs, "format version 3") || !strings.Contains(errs, "rebuild") {
+		t.Errorf("search of a format-3 cluster: exit %d, %q", code, errs)
+	}
 }

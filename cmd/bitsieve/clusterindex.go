@@ -14,7 +14,6 @@ import (
 	"github.com/bitsieve/bitsieve/cluster"
 	"github.com/bitsieve/bitsieve/corpus"
 	"github.com/bitsieve/bitsieve/ingest"
-	"github.com/bitsieve/bitsieve/tokenize"
 )
 
 // clusterJob is a run of index --nats: the sources read into a cluster's
@@ -37,17 +36,11 @@ func (j *clusterJob) run(stdout, stderr io.Writer, asJSON, verbose bool) int {
 	octx, cancel := context.WithTimeout(ctx, openTimeout)
 	defer cancel()
 	cfg := cluster.Config{Shards: j.shards, Replicas: j.replicas, Analyzer: j.lang}
-	if cfg.Analyzer == "" {
-		cfg.Analyzer = tokenize.DefaultLanguage
-	}
 	c, done, err := j.nats.create(octx, cfg, quietLogger())
 	if err != nil {
 		return fail(stderr, "%v", err)
 	}
 	defer done()
-	if j.lang != "" && j.lang != c.Config().Analyzer {
-		return fail(stderr, "cluster %s analyzes with %s, not %s: its analyzer is fixed when it is created", c.Config().Name, c.Config().Analyzer, j.lang)
-	}
 	start := time.Now()
 	opt := cluster.WriterOptions{AllSources: j.prune}
 	for _, p := range j.paths {

@@ -12,7 +12,6 @@ import (
 	"syscall"
 
 	"github.com/bitsieve/bitsieve/cluster"
-	"github.com/bitsieve/bitsieve/tokenize"
 	"github.com/bitsieve/bitsieve/web"
 )
 
@@ -158,20 +157,12 @@ func serveCluster(nf *natsFlags, cn clusterNode, opt web.Options, addr string, s
 	var c *cluster.Cluster
 	var done func()
 	if cn.shards != 0 || cn.lang != "" {
-		cfg := cluster.Config{Shards: cn.shards, Analyzer: cn.lang}
-		if cfg.Analyzer == "" {
-			cfg.Analyzer = tokenize.DefaultLanguage
-		}
-		c, done, err = nf.create(octx, cfg, logger)
+		c, done, err = nf.create(octx, cluster.Config{Shards: cn.shards, Analyzer: cn.lang}, logger)
 	} else {
 		c, done, err = nf.open(octx, logger)
 	}
 	if err != nil {
 		return fail(stderr, "%v", err)
-	}
-	if cn.lang != "" && cn.lang != c.Config().Analyzer {
-		done()
-		return fail(stderr, "cluster %s analyzes with %s, not %s: %v", c.Config().Name, c.Config().Analyzer, cn.lang, cluster.ErrMismatch)
 	}
 	if cn.data == "" {
 		cn.data = defaultNodeDir()

@@ -29,6 +29,9 @@ var (
 	buildOnce sync.Once
 	binary    string
 	buildErr  error
+	// cacheDir is the user's cache directory as the process started,
+	// before a test points XDG_CACHE_HOME elsewhere.
+	cacheDir, cacheErr = os.UserCacheDir()
 )
 
 // Binary is the path of a nats-server executable: $BITSIEVE_NATS_SERVER,
@@ -51,8 +54,8 @@ func build() (string, error) {
 		return "", fmt.Errorf("go list -m %s: %w", serverModule, err)
 	}
 	version := strings.TrimSpace(string(out))
-	cache, err := os.UserCacheDir()
-	if err != nil {
+	cache := cacheDir
+	if cacheErr != nil {
 		cache = os.TempDir()
 	}
 	path := filepath.Join(cache, "bitsieve-test", "nats-server-"+version)
