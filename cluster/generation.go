@@ -154,12 +154,22 @@ func (c *Cluster) publish(ctx context.Context, s int, dir string, seq uint64, pr
 	ix.Close()
 	g := &generation{Shard: s, Generation: gen, Seq: seq, Manifest: manifest, Files: map[string]string{},
 		Node: node, Published: time.Now().UTC()}
+	// The objects uploaded are deleted again if another primary published
+	// first; on any other failure (a reply lost, say) the swap may have
+	// happened, and they are left.
+	var uploaded []string
+	defer func() {
+		if uploaded != nil {
+			c.deleteObjects(uploaded)
+		}
+	}()
 	for _, f := range files {
 		if prev != nil && prev.Files[f] != "" {
 			g.Files[f] = prev.Files[f]
 			continue
 		}
 		obj := fmt.Sprintf("shard-%d/%s/%s", s, incarnation, f)
+		uploaded = append(uploaded, obj)
 		if err := c.putFile(ctx, obj, filepath.Join(dir, f)); err != nil {
 			return nil, 0, err
 		}
@@ -189,16 +199,35 @@ func (c *Cluster) publish(ctx context.Context, s int, dir string, seq uint64, pr
 		rev, err = c.state.Update(kctx, shardKey(s), b, rev)
 	}
 	if err != nil {
+		if !lostSwap(err) {
+			uploaded = nil
+		}
 		return nil, 0, fmt.Errorf("shard %d: publishing generation %d: %w", s, gen, err)
 	}
+	uploaded = nil // published: they are the generation's now
 	if prev != nil {
-		for _, o := range prev.Garbage {
-			if err := c.files.Delete(kctx, o); err != nil && !errors.Is(err, jetstream.ErrObjectNotFound) {
-				c.opt.Logger.Warn("cannot delete a shard file no generation names", "object", o, "error", err)
-			}
-		}
+		c.deleteObjects(prev.Garbage)
 	}
 	return g, rev, nil
+}
+
+// lostSwap reports whether a publication failed because the shard's key
+// had changed: another primary published first.
+func lostSwap(err error) bool {
+	var apiErr *jetstream.APIError
+	return errors.Is(err, jetstream.ErrKeyExists) || (errors.As(err, &apiErr) &&
+		(apiErr.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequence || apiErr.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequenceConstant))
+}
+
+// deleteObjects deletes objects no published generation names (any more).
+func (c *Cluster) deleteObjects(objs []string) {
+	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
+	defer cancel()
+	for _, o := range objs {
+		if err := c.files.Delete(ctx, o); err != nil && !errors.Is(err, jetstream.ErrObjectNotFound) {
+			c.opt.Logger.Warn("cannot delete a shard file no generation names", "object", o, "error", err)
+		}
+	}
 }
 
 // putFile uploads the file at path as object obj.

@@ -35,9 +35,9 @@ type indexer struct {
 	blobs []string        // objects of the texts applied to w
 }
 
-// stallAfter is how long a primary goes without a message before it asks
-// the stream whether some wait.
-const stallAfter = 3 * time.Second
+// stallAfter is how long a primary goes without a message before it
+// checks that none waits and that its publication is the shard's (check).
+const stallAfter = 2 * time.Second
 
 // Commit triggers: a pause in the writes, a number of records, an age.
 const (
@@ -83,13 +83,8 @@ func (ix *indexer) run(ctx context.Context) error {
 		if err == nil {
 			idle = time.Now()
 		} else if time.Since(idle) > stallAfter {
-			// No message for a while: make sure none waits, since a
-			// consumer the servers lost may leave the iterator silent.
-			lctx, cancel := context.WithTimeout(ctx, opTimeout)
-			last, lerr := c.stream.GetLastMsgForSubject(lctx, docsSubject(c.cfg.Name, ix.sh.s))
-			cancel()
-			if lerr == nil && last.Sequence > max(ix.seq, ix.cur.Seq) {
-				return fmt.Errorf("shard %d: the stream holds writes up to %d, but none arrived after %d for %s; reading it again", ix.sh.s, last.Sequence, max(ix.seq, ix.cur.Seq), stallAfter)
+			if err := ix.check(ctx); err != nil {
+				return err
 			}
 			idle = time.Now()
 		}
@@ -114,6 +109,25 @@ func (ix *indexer) run(ctx context.Context) error {
 			}
 		}
 	}
+}
+
+// check is what a primary verifies when no write has come for a while:
+// that none waits (a consumer the servers lost may leave the iterator
+// silent), and that the shard's key still holds its own publication (when
+// the live set was split, another node may have been primary meanwhile
+// and published): either way it starts again from the published
+// generation.
+func (ix *indexer) check(ctx context.Context) error {
+	c := ix.sh.n.c
+	lctx, cancel := context.WithTimeout(ctx, opTimeout)
+	defer cancel()
+	if last, err := c.stream.GetLastMsgForSubject(lctx, docsSubject(c.cfg.Name, ix.sh.s)); err == nil && last.Sequence > max(ix.seq, ix.cur.Seq) {
+		return fmt.Errorf("shard %d: the stream holds writes up to %d, but none arrived after %d for %s; reading it again", ix.sh.s, last.Sequence, max(ix.seq, ix.cur.Seq), stallAfter)
+	}
+	if _, rev, err := c.loadGeneration(ctx, ix.sh.s); err == nil && rev != ix.rev {
+		return fmt.Errorf("shard %d: another node published a generation (revision %d, not %d); starting again from it", ix.sh.s, rev, ix.rev)
+	}
+	return nil
 }
 
 // apply applies the batch of stream sequence seq to the writer.
@@ -176,7 +190,7 @@ func (ix *indexer) commit(ctx context.Context) error {
 	}
 	g, rev, err := c.publish(ctx, sh.s, sh.dir, ix.seq, ix.cur, ix.rev, sh.n.id, ix.incarnation)
 	if err != nil {
-		if errors.Is(err, jetstream.ErrKeyExists) {
+		if lostSwap(err) {
 			sh.log.Warn("another node published the shard meanwhile; starting again from its generation")
 		}
 		return err
