@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/bitsieve/bitsieve/index"
@@ -35,6 +36,10 @@ type indexer struct {
 	blobs []string        // objects of the texts applied to w
 }
 
+// nextStuck is how long one call of the message iterator may take before
+// the primary gives the iterator up (a call waits at most a second).
+const nextStuck = 20 * time.Second
+
 // stallAfter is how long a primary goes without a message before it
 // checks that none waits and that its publication is the shard's (check).
 const stallAfter = 2 * time.Second
@@ -55,6 +60,10 @@ func (ix *indexer) run(ctx context.Context) error {
 		FilterSubjects: []string{docsSubject(c.cfg.Name, ix.sh.s)},
 		DeliverPolicy:  jetstream.DeliverByStartSequencePolicy,
 		OptStartSeq:    ix.cur.Seq + 1,
+		// A consumer the servers lost is recreated a few times by the
+		// client; past that the error comes back here, and the primary
+		// starts again from the published generation.
+		MaxResetAttempts: 3,
 	})
 	if err != nil {
 		return fmt.Errorf("shard %d: reading its writes: %w", ix.sh.s, err)
@@ -63,14 +72,28 @@ func (ix *indexer) run(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("shard %d: reading its writes: %w", ix.sh.s, err)
 	}
+	// The iterator is stopped when the role ends, and when a call of Next
+	// outlasts its wait by far: the client may be recreating a consumer
+	// the servers lost, again and again.
+	var inNext atomic.Int64 // when the pending call of Next began (Unix ns), 0 between calls
 	stopped := make(chan struct{})
 	defer close(stopped)
 	go func() {
-		select {
-		case <-ctx.Done():
-			it.Stop()
-		case <-stopped:
-			it.Stop()
+		t := time.NewTicker(time.Second)
+		defer t.Stop()
+		defer it.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-stopped:
+				return
+			case <-t.C:
+				if since := inNext.Load(); since != 0 && time.Since(time.Unix(0, since)) > nextStuck {
+					ix.sh.log.Warn("reading the shard's writes is stuck; reading the stream again", "for", nextStuck)
+					return
+				}
+			}
 		}
 	}()
 	idle := time.Now() // since the last message
@@ -79,7 +102,9 @@ func (ix *indexer) run(ctx context.Context) error {
 		if ix.w == nil {
 			wait = time.Second
 		}
+		inNext.Store(time.Now().UnixNano())
 		msg, err := it.Next(jetstream.NextMaxWait(wait))
+		inNext.Store(0)
 		if err == nil {
 			idle = time.Now()
 		} else if time.Since(idle) > stallAfter {

@@ -21,13 +21,9 @@ type searchResponse struct {
 	TookMicros     int64        `json:"took_us"`
 	Offset         int          `json:"offset"`
 	Limit          int          `json:"limit"`
-	Generation     uint64       `json:"generation"`
+	Served                      // the generation read; a cluster's shards, and those missing
 	Hits           []apiHit     `json:"hits"`
 	Stages         query.Stages `json:"stages"`
-	// A cluster's: what each shard read, and the shards missing.
-	Shards  []ShardServed `json:"shards,omitempty"`
-	Partial bool          `json:"partial,omitempty"`
-	Missing []int         `json:"missing_shards,omitempty"`
 }
 
 // apiHit is one hit; highlights are byte ranges of snippet, always present;
@@ -60,8 +56,8 @@ func (s *Server) apiSearch(c *echo.Context) error {
 		return err
 	}
 	out := searchResponse{Query: res.Query, Total: res.Total, Candidates: res.Candidates, FalsePositives: res.FalsePositives,
-		TookMicros: res.TookMicros, Offset: offset, Limit: limit, Generation: served.Generation,
-		Hits: make([]apiHit, len(res.Hits)), Stages: res.Stages, Shards: served.Shards, Partial: served.Partial, Missing: served.Missing}
+		TookMicros: res.TookMicros, Offset: offset, Limit: limit, Served: served,
+		Hits: make([]apiHit, len(res.Hits)), Stages: res.Stages}
 	for i, h := range res.Hits {
 		out.Hits[i] = apiHit{Key: h.Key, Title: h.Title, Score: h.Score, Snippet: h.Snippet, Highlights: h.Highlights, Line: h.Line}
 		if out.Hits[i].Highlights == nil {
