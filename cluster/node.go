@@ -135,10 +135,19 @@ func (c *Cluster) Join(opt NodeOptions) (*Node, error) {
 		cancel()
 		return nil, err
 	}
-	if err := n.beat(); err != nil {
-		n.direct.Unsubscribe()
-		cancel()
-		return nil, fmt.Errorf("cluster %s: announcing node %s: %w", c.cfg.Name, id, err)
+	// The first heartbeat may meet a bucket still electing its leader
+	// (just created, or a server just lost): it is tried for a while.
+	for deadline := time.Now().Add(opTimeout); ; {
+		err := n.beat()
+		if err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			n.direct.Unsubscribe()
+			cancel()
+			return nil, fmt.Errorf("cluster %s: announcing node %s: %w", c.cfg.Name, id, err)
+		}
+		time.Sleep(200 * time.Millisecond)
 	}
 	n.wg.Go(n.heartbeats)
 	n.wg.Go(n.membership)

@@ -228,6 +228,17 @@ func clusterKillTrial(t *testing.T, seed uint64) {
 		t.Fatal(err)
 	}
 	cancel()
+	for start := time.Now(); ; time.Sleep(200 * time.Millisecond) {
+		sctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		st, err := c.Status(sctx)
+		cancel()
+		if err == nil && st.Healthy && len(st.Nodes) == 3 {
+			break
+		}
+		if time.Since(start) > 60*time.Second {
+			t.Fatalf("the three nodes are not all live and serving: %v %+v", err, st)
+		}
+	}
 	one, err := query.NewSearcher(indextest.Open(t, t.TempDir(), base, index.WriterOptions{}))
 	if err != nil {
 		t.Fatal(err)
