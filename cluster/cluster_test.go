@@ -257,12 +257,12 @@ func TestClusterEqualsOneIndex(t *testing.T) {
 	}
 	t.Logf("%d requests with matches, all equal to one index", matched)
 	for _, d := range all[:20] {
-		v, err := c.Document(ctx, d.Key, "")
+		v, err := c.Document(ctx, d.Key, "", 0)
 		if err != nil || v.Text != string(d.Text) {
 			t.Fatalf("document %s: %v", d.Key, err)
 		}
 	}
-	if _, err := c.Document(ctx, deletes[0], ""); err == nil {
+	if _, err := c.Document(ctx, deletes[0], "", 0); err == nil {
 		t.Fatalf("deleted document %s found", deletes[0])
 	}
 	ex, err := c.Explain(ctx, "kalo OR mine")

@@ -28,6 +28,8 @@ type request struct {
 	Snippets   bool         `json:"snippets,omitempty"`
 	Stats      *query.Stats `json:"stats,omitempty"`
 	Key        string       `json:"key,omitempty"`
+	// From is where a document's window starts (query.Searcher.Document).
+	From int `json:"from,omitempty"`
 	// Hits are the hits whose snippets opSnippets cuts.
 	Hits []query.Hit `json:"hits,omitempty"`
 	// Keys: the documents of these sources (index.SourceTag), or of all

@@ -8,10 +8,11 @@ import (
 	"github.com/bitsieve/bitsieve/query"
 )
 
-// Document returns the stored document with key from the shard that holds
-// it, with the highlights of q's words when q is not empty
-// (query.Searcher.Document).
-func (c *Cluster) Document(ctx context.Context, key, q string) (*query.DocumentView, error) {
+// Document returns a window of the stored document with key from the
+// shard that holds it, with the highlights of q's words when q is not
+// empty: the window that holds byte from, or q's first match when from is
+// negative (query.Searcher.Document).
+func (c *Cluster) Document(ctx context.Context, key, q string, from int) (*query.DocumentView, error) {
 	if q != "" {
 		if _, err := c.Parse(q); err != nil {
 			return nil, err
@@ -19,7 +20,7 @@ func (c *Cluster) Document(ctx context.Context, key, q string) (*query.DocumentV
 	}
 	f := c.fanOut(ctx, q)
 	s := ShardOf(key, c.cfg.Shards)
-	rep, err := f.calls[s].ask(&request{Op: opDocument, Shard: s, Key: key, Query: q})
+	rep, err := f.calls[s].ask(&request{Op: opDocument, Shard: s, Key: key, Query: q, From: from})
 	if err != nil {
 		return nil, err
 	}

@@ -113,7 +113,7 @@ func (n *Node) answer(req *request) reply {
 	case opExplain:
 		rep.Explain, err = s.Explain(ctx, req.Query)
 	case opDocument:
-		rep.Document, err = s.Document(req.Key, req.Query)
+		rep.Document, err = s.Document(req.Key, req.Query, req.From)
 	case opKeys:
 		rep.Keys, rep.More = sh.keys(sn, req)
 	default:

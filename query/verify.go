@@ -341,6 +341,13 @@ func (v *verifier) phrase(n *pnode) (bool, error) {
 // occurrence needs (a document that holds it mostly holds it early); bad
 // reports a list that does not decode. its is scratch.
 func phraseIn(lists []segment.PosList, slots, offsets []int, its *[]segment.PosIter) (found, bad bool) {
+	start, bad := firstPhrase(lists, slots, offsets, its)
+	return start >= 0, bad
+}
+
+// firstPhrase returns the position where the phrase phraseIn looks for
+// first starts, or -1 when it does not occur.
+func firstPhrase(lists []segment.PosList, slots, offsets []int, its *[]segment.PosIter) (start int, bad bool) {
 	// Anchor on the term with the fewest positions.
 	a := 0
 	for j := range slots {
@@ -356,7 +363,7 @@ func phraseIn(lists []segment.PosList, slots, offsets []int, its *[]segment.PosI
 	for {
 		pa, ok := it[a].Next()
 		if !ok {
-			return false, it[a].Bad()
+			return -1, it[a].Bad()
 		}
 		start := int(pa) - offsets[a]
 		if start < 0 {
@@ -372,7 +379,7 @@ func phraseIn(lists []segment.PosList, slots, offsets []int, its *[]segment.PosI
 			if !ok {
 				// Term j has no position at or after want, so none
 				// for a later start either.
-				return false, it[j].Bad()
+				return -1, it[j].Bad()
 			}
 			if p != want {
 				match = false
@@ -380,7 +387,7 @@ func phraseIn(lists []segment.PosList, slots, offsets []int, its *[]segment.PosI
 			}
 		}
 		if match {
-			return true, false
+			return start, false
 		}
 	}
 }

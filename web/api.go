@@ -80,7 +80,11 @@ func (s *Server) apiDocument(c *echo.Context) error {
 	if err != nil {
 		return err
 	}
-	doc, err := s.document(c.Request().Context(), key, queryText(c))
+	from, err := windowFrom(c)
+	if err != nil {
+		return err
+	}
+	doc, err := s.document(c.Request().Context(), key, queryText(c), from)
 	if err != nil {
 		return err
 	}
@@ -173,15 +177,31 @@ func (s *Server) admit(ctx context.Context, c query.Cost) (workers int, release 
 	}, nil
 }
 
-// document returns a stored document by key; only indexed documents are
-// reachable (the key is looked up in the index, never used as a path).
-func (s *Server) document(ctx context.Context, key, q string) (*query.DocumentView, error) {
+// document returns a window of a stored document by key (Backend.Document);
+// only indexed documents are reachable (the key is looked up in the index,
+// never used as a path).
+func (s *Server) document(ctx context.Context, key, q string, from int) (*query.DocumentView, error) {
 	if q != "" {
 		if err := s.checkQuery(q); err != nil {
 			return nil, err
 		}
 	}
-	return s.backend.Document(ctx, key, q)
+	return s.backend.Document(ctx, key, q, from)
+}
+
+// windowFrom reads a document request's from parameter: the byte of the
+// text whose window to show, or -1 when it is absent (the window of the
+// first match).
+func windowFrom(c *echo.Context) (int, error) {
+	v := c.QueryParam("from")
+	if v == "" {
+		return -1, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 0 {
+		return 0, badRequest("from must be a byte offset: a whole number, 0 or more")
+	}
+	return n, nil
 }
 
 // checkQuery enforces the server's query limits before any search work, and

@@ -23,8 +23,10 @@ type Backend interface {
 	// Explain explains q, once admit (as Request.Admit) has admitted it by
 	// its cost.
 	Explain(ctx context.Context, q string, admit func(query.Cost) (int, func(), error)) (*query.Explanation, Served, error)
-	// Document returns a stored document, with q's words highlighted.
-	Document(ctx context.Context, key, q string) (*query.DocumentView, error)
+	// Document returns a window of a stored document, with q's words
+	// highlighted: the one that holds byte from, or q's first match when
+	// from is negative (query.Searcher.Document).
+	Document(ctx context.Context, key, q string, from int) (*query.DocumentView, error)
 	// Summary is what the pages say of the index: documents, segments,
 	// generation.
 	Summary() Summary
@@ -137,13 +139,13 @@ func (b *localBackend) Explain(ctx context.Context, q string, admit func(query.C
 	return ex, Served{Generation: sn.Index().Generation()}, err
 }
 
-func (b *localBackend) Document(_ context.Context, key, q string) (*query.DocumentView, error) {
+func (b *localBackend) Document(_ context.Context, key, q string, from int) (*query.DocumentView, error) {
 	sn, err := b.acquire()
 	if err != nil {
 		return nil, err
 	}
 	defer sn.Release()
-	return sn.Searcher().Document(key, q)
+	return sn.Searcher().Document(key, q, from)
 }
 
 func (b *localBackend) Summary() Summary {

@@ -293,16 +293,16 @@ type documentView struct {
 	Key, Title string
 	Size       int64
 	Text       []textPiece
-	Matches    int
+	Matches    int        // in the part shown
 	Jumps      []pageLink // links to the first matches
-	Truncated  int64      // bytes not shown
-	BackURL    string
-	APIURL     string
+	// A long text is shown a window at a time (query.DocumentWindow):
+	// From and To are the bytes shown of Length, and PrevURL and NextURL
+	// lead to the windows around it.
+	From, To, Length int
+	PrevURL, NextURL string
+	BackURL          string
+	APIURL           string
 }
-
-// maxDocumentView is the most text the document page shows; the API returns
-// all of it.
-const maxDocumentView = 2 << 20
 
 // maxJumps is how many match links the document page lists.
 const maxJumps = 40
@@ -312,30 +312,42 @@ func (s *Server) documentPage(c *echo.Context) error {
 	if key == "" {
 		return badRequest("give the document's key: /doc?key=...")
 	}
-	doc, err := s.document(c.Request().Context(), key, q)
+	from, err := windowFrom(c)
+	if err != nil {
+		return err
+	}
+	doc, err := s.document(c.Request().Context(), key, q, from)
 	if err != nil {
 		return err
 	}
 	dv := &documentView{Key: doc.Key, Title: doc.Title, Size: doc.Size, Matches: len(doc.Highlights),
+		From: doc.Offset, To: doc.Offset + len(doc.Text), Length: doc.Length,
 		APIURL: "/api/documents/" + (&url.URL{Path: doc.Key}).EscapedPath()}
+	window := func(at *int) string {
+		if at == nil {
+			return ""
+		}
+		v := url.Values{"key": {doc.Key}, "from": {strconv.Itoa(*at)}}
+		if q != "" {
+			v.Set("q", q)
+		}
+		return "/doc?" + v.Encode()
+	}
+	dv.PrevURL, dv.NextURL = window(doc.Prev), window(doc.Next)
+	api := url.Values{}
 	if q != "" {
 		dv.BackURL = searchURL(q, 1)
-		dv.APIURL += "?" + url.Values{"q": {q}}.Encode()
+		api.Set("q", q)
 	}
-	text, hl := doc.Text, doc.Highlights
-	if len(text) > maxDocumentView {
-		cut := maxDocumentView
-		for cut > 0 && !utf8RuneStart(text[cut]) {
-			cut--
-		}
-		dv.Truncated = int64(len(text) - cut)
-		text = text[:cut]
-		for len(hl) > 0 && hl[len(hl)-1].End > cut {
-			hl = hl[:len(hl)-1]
-		}
+	if doc.Offset > 0 {
+		api.Set("from", strconv.Itoa(doc.Offset))
 	}
-	dv.Text = pieces(text, hl, "m")
-	numberLines(dv.Text)
+	if len(api) > 0 {
+		dv.APIURL += "?" + api.Encode()
+	}
+	hl := doc.Highlights
+	dv.Text = pieces(doc.Text, hl, "m")
+	numberLines(dv.Text, doc.Line)
 	for i := range min(len(hl), maxJumps) {
 		dv.Jumps = append(dv.Jumps, pageLink{N: i + 1, URL: fmt.Sprintf("#m%d", i+1)})
 	}
@@ -424,13 +436,13 @@ func pieces(text string, hl []query.Range, idPrefix string) []textPiece {
 	return out
 }
 
-// numberLines cuts the text of ps where the document's lines start (line 1
-// at the start, line n+1 after the nth newline), into each piece's Segs.
+// numberLines cuts the text of ps where the document's lines start (line
+// first at the start, first+n after the nth newline), into each piece's Segs.
 // A line that starts with a piece is its Lead, so its anchor goes before a
 // highlight rather than inside it. A line ends with its newline, so a text
 // ending in one has no empty line after it.
-func numberLines(ps []textPiece) {
-	line, starts := 1, true
+func numberLines(ps []textPiece, first int) {
+	line, starts := first, true
 	for i := range ps {
 		p := &ps[i]
 		p.Lead, p.Segs = 0, nil
@@ -469,8 +481,6 @@ func documentURL(key, q string) string {
 	}
 	return "/doc?" + v.Encode()
 }
-
-func utf8RuneStart(b byte) bool { return b&0xC0 != 0x80 }
 
 // formatInt writes n with thousands separators: 1234567 → 1,234,567.
 func formatInt(n int) string {

@@ -247,7 +247,7 @@ func TestDocumentLines(t *testing.T) {
 
 	text := "one\nwhite\nwhale two\n\nthree\n"
 	ps := pieces(text, []query.Range{{Start: 4, End: 15}, {Start: 16, End: 19}}, "m")
-	numberLines(ps)
+	numberLines(ps, 1)
 	var b strings.Builder
 	for _, p := range ps {
 		if p.Lead > 0 {
@@ -309,5 +309,43 @@ func TestPieces(t *testing.T) {
 	}
 	if b.String() != "the [m1:white] [m2:whale]" {
 		t.Errorf("pieces: %q", b.String())
+	}
+}
+
+// TestLongDocumentWindows: a document longer than a window is shown and
+// served a window at a time, opening on the first match, with links to the
+// windows around it; a bad from is a 400.
+func TestLongDocumentWindows(t *testing.T) {
+	long := strings.Repeat("sea ship sail wind\n", 3*query.DocumentWindow/19) + "the kraken rises\n" + strings.Repeat("tide storm\n", 1000)
+	ts := newTestServer(t, func(o *Options) { buildIndex(t, o.Dir, append(testDocs(), doc("big.txt", "Big", long))) })
+	body := page200(t, ts, "/doc?key=big.txt&q=kraken")
+	for _, want := range []string{
+		`<mark id="m1">kraken</mark>`, "1 match in this part", `rel="prev"`, "Earlier text", "of " + formatInt(len(long)+4),
+		`href="/api/documents/big.txt?from=`,
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("window of the match lacks %q", want)
+		}
+	}
+	if strings.Contains(body, `rel="next"`) {
+		t.Error("the last window links to a next one")
+	}
+	d := decode[query.DocumentView](t, ts.get(t, "/api/documents/big.txt?q=kraken"), http.StatusOK)
+	if d.Offset == 0 || d.Next != nil || d.Prev == nil || len(d.Highlights) != 1 || d.Text[d.Highlights[0].Start:d.Highlights[0].End] != "kraken" ||
+		d.Line != 1+strings.Count(long[:d.Offset-4], "\n")+1 {
+		t.Errorf("API window of the match: offset %d line %d next %v prev %v highlights %v", d.Offset, d.Line, d.Next, d.Prev, d.Highlights)
+	}
+	first := decode[query.DocumentView](t, ts.get(t, "/api/documents/big.txt"), http.StatusOK)
+	if first.Offset != 0 || first.Next == nil || len(first.Text) != query.DocumentWindow || first.Length != len(long)+4 {
+		t.Errorf("first window: offset %d next %v %d of %d bytes", first.Offset, first.Next, len(first.Text), first.Length)
+	}
+	body = page200(t, ts, "/doc?key=big.txt&from=0")
+	if !strings.Contains(body, `rel="next"`) || strings.Contains(body, `rel="prev"`) || !strings.Contains(body, `data-n="1"`) {
+		t.Error("the first window's page lacks its next link or line 1")
+	}
+	for _, target := range []string{"/doc?key=big.txt&from=x", "/api/documents/big.txt?from=-3"} {
+		if rec := ts.get(t, target); rec.Code != 400 || !strings.Contains(rec.Body.String(), "from must be a byte offset") {
+			t.Errorf("%s: %d %s", target, rec.Code, rec.Body)
+		}
 	}
 }

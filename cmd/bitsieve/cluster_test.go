@@ -396,7 +396,7 @@ func clusterKillTrial(t *testing.T, seed uint64) {
 		t.Fatalf("%d acknowledged writes, %d searchable", n, got)
 	}
 	for _, k := range ackedKeys {
-		if _, err := c.Document(ctx, k, ""); err != nil {
+		if _, err := c.Document(ctx, k, "", 0); err != nil {
 			t.Fatalf("acknowledged document %s: %v", k, err)
 		}
 	}

@@ -68,8 +68,8 @@ func (b *clusterBackend) Explain(ctx context.Context, q string, admit func(query
 	return ex.Explanation, served(ex.Shards, ex.Partial, ex.Missing), nil
 }
 
-func (b *clusterBackend) Document(ctx context.Context, key, q string) (*query.DocumentView, error) {
-	return b.c.Document(ctx, key, q)
+func (b *clusterBackend) Document(ctx context.Context, key, q string, from int) (*query.DocumentView, error) {
+	return b.c.Document(ctx, key, q, from)
 }
 
 // summaryEvery is how often the pages' document and segment counts are
@@ -121,7 +121,7 @@ const visibleWithin = 5 * time.Second
 // for the shards to index them.
 func (b *clusterBackend) Write(ctx context.Context, docs []index.Document, deletes []string) (web.WriteResult, error) {
 	for _, k := range deletes {
-		if _, err := b.c.Document(ctx, k, ""); err != nil {
+		if _, err := b.c.Document(ctx, k, "", 0); err != nil {
 			return web.WriteResult{}, err
 		}
 	}

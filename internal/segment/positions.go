@@ -437,12 +437,35 @@ func (it *PosIter) Bad() bool { return it.bad }
 
 // ReadMarks reads the marks of document doc (Mark).
 func (r *PositionReader) ReadMarks(doc int) error {
-	s := r.seg
+	r.mpos, r.moff = r.mpos[:0], r.moff[:0]
+	return r.seg.eachMark(doc, func(pos, off uint32) bool {
+		r.mpos, r.moff = append(r.mpos, pos), append(r.moff, off)
+		return true
+	})
+}
+
+// MarkBefore returns the byte offset in document doc's text of its last
+// mark at or before position pos (0 when there is none): analysis from
+// there reaches the token at pos. The marks are walked, not kept, so a
+// long text's costs no memory.
+func (s *Segment) MarkBefore(doc, pos int) (offset int, err error) {
+	err = s.eachMark(doc, func(p, off uint32) bool {
+		if int(p) > pos {
+			return false
+		}
+		offset = int(off)
+		return true
+	})
+	return offset, err
+}
+
+// eachMark calls fn with the position and byte offset of each mark of
+// document doc, in order, until fn returns false.
+func (s *Segment) eachMark(doc int, fn func(pos, off uint32) bool) error {
 	k, marks, _, ok := positionsHeader(s.pos[s.posOff[doc]:s.posOff[doc+1]])
 	if !ok {
 		return s.badPositions(doc, "its header does not decode")
 	}
-	r.mpos, r.moff = r.mpos[:0], r.moff[:0]
 	pos, off := uint64(0), uint64(0)
 	for c := uint64(0); c < (k+MarkStride-1)/MarkStride; c++ {
 		dp, n1 := binary.Uvarint(marks)
@@ -455,7 +478,9 @@ func (r *PositionReader) ReadMarks(doc int) error {
 		}
 		marks = marks[n1+n2:]
 		pos, off = pos+dp, off+do
-		r.mpos, r.moff = append(r.mpos, uint32(pos)), append(r.moff, uint32(off))
+		if !fn(uint32(pos), uint32(off)) {
+			return nil
+		}
 	}
 	return nil
 }
