@@ -186,7 +186,7 @@ func (sh *shard) serve(g *generation, rev uint64) error {
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
 	if sh.live == nil {
-		l, err := query.OpenLive(sh.dir, query.LiveOptions{Keep: keepGenerations, Logger: sh.log})
+		l, err := query.OpenLive(sh.dir, query.LiveOptions{Keep: keepGenerations, Logger: sh.log, CheckStore: true})
 		if err != nil {
 			return err
 		}

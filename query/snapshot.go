@@ -23,6 +23,8 @@ type Snapshot struct {
 	ix   *index.Index
 	s    *Searcher
 	refs atomic.Int64 // one for being current (or kept), one per holder
+	// storeErr is a damaged document store that Live found (CheckStore).
+	storeErr error
 }
 
 // NewSnapshot makes a Snapshot of ix, with one reference: the caller's,
@@ -74,11 +76,12 @@ type Live struct {
 
 	cur atomic.Pointer[Snapshot]
 
-	mu     sync.Mutex // serializes reloads; guards seen and kept
-	seen   manifestStamp
-	kept   []keptSnapshot // replaced snapshots still held, oldest first
-	closed bool
-	state  atomic.Pointer[liveState]
+	mu      sync.Mutex // serializes reloads; guards seen, kept and storeOK
+	seen    manifestStamp
+	kept    []keptSnapshot  // replaced snapshots still held, oldest first
+	storeOK map[string]bool // segment.StoreStamp of the stores verified
+	closed  bool
+	state   atomic.Pointer[liveState]
 }
 
 // LiveOptions configure a Live.
@@ -101,6 +104,12 @@ type LiveOptions struct {
 	// found it changed: with the new snapshot's index, or with the error
 	// that kept the old one in service.
 	OnReload func(ix *index.Index, err error)
+	// CheckStore verifies the document store of every snapshot before it
+	// is served (index.Open leaves it to the reads of its blocks): the
+	// checksum of each segment's store section, once per segment file. A
+	// snapshot whose store is damaged is served all the same (its other
+	// documents read well), but Ready reports it.
+	CheckStore bool
 }
 
 // keptSnapshot is a replaced snapshot held until its time is up.
@@ -151,7 +160,7 @@ func OpenLive(dir string, opt LiveOptions) (*Live, error) {
 			return nil, err
 		}
 	}
-	sn, err := NewSnapshot(ix, opt.Searcher...)
+	sn, err := l.newSnapshot(ix)
 	if err != nil {
 		ix.Close()
 		return nil, err
@@ -229,14 +238,44 @@ func (l *Live) Close() {
 
 // Ready reports the generation served and, when the newest MANIFEST of
 // the directory failed to open, why (the previous snapshot is still
-// served).
+// served), or else when the served snapshot's document store is damaged
+// (LiveOptions.CheckStore).
 func (l *Live) Ready() (gen uint64, err error) {
 	sn := l.Acquire()
 	if sn == nil {
 		return 0, errors.New("the index is closed")
 	}
 	defer sn.Release()
-	return sn.ix.Generation(), l.state.Load().err
+	if err := l.state.Load().err; err != nil {
+		return sn.ix.Generation(), err
+	}
+	return sn.ix.Generation(), sn.storeErr
+}
+
+// newSnapshot makes the snapshot of ix that Live serves, its document
+// store verified when the options ask for it; l.mu is held (or l is not
+// shared yet).
+func (l *Live) newSnapshot(ix *index.Index) (*Snapshot, error) {
+	sn, err := NewSnapshot(ix, l.opt.Searcher...)
+	if err != nil || !l.opt.CheckStore {
+		return sn, err
+	}
+	ok := map[string]bool{}
+	for _, seg := range ix.Segments() {
+		st := seg.StoreStamp()
+		if l.storeOK[st] {
+			ok[st] = true
+			continue
+		}
+		if err := seg.VerifyStore(); err != nil {
+			sn.storeErr = fmt.Errorf("the document store is damaged: %w; run bitsieve check, and rebuild the index", err)
+			l.opt.Logger.Error("document store damaged; its other documents are still served", "dir", l.dir, "error", err)
+			continue
+		}
+		ok[st] = true
+	}
+	l.storeOK = ok // only the stores of the newest snapshot are remembered
+	return sn, nil
 }
 
 // Reload opens the directory's MANIFEST if it changed since the last look
@@ -280,7 +319,7 @@ func (l *Live) Reload(force bool) error {
 			l.succeed(nil)
 			return nil
 		}
-		sn, err := NewSnapshot(ix, l.opt.Searcher...)
+		sn, err := l.newSnapshot(ix)
 		if err != nil {
 			ix.Close()
 			return l.fail(err, stamp)

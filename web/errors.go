@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/bitsieve/bitsieve/index"
 	"github.com/bitsieve/bitsieve/query"
 	"github.com/labstack/echo/v5"
 )
@@ -86,6 +87,10 @@ func (s *Server) classify(c *echo.Context, err error) *apiError {
 		if code < 500 {
 			return errorf(code, strings.ToLower(http.StatusText(code)), "%s", msg)
 		}
+	}
+	var ce *index.CorruptError
+	if errors.As(err, &ce) {
+		s.metrics.damaged.WithLabelValues(ce.Section).Inc()
 	}
 	s.log.Error("request failed", "request_id", requestID(c), "method", c.Request().Method,
 		"path", c.Request().URL.Path, "error", err)

@@ -1,12 +1,14 @@
 package web
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -230,5 +232,68 @@ func TestGracefulShutdown(t *testing.T) {
 	}
 	if err := <-served; err != nil && !errors.Is(err, http.ErrServerClosed) {
 		t.Errorf("Serve: %v", err)
+	}
+}
+
+// TestDamagedStoreIsNotReady: a flipped bit in a segment's document store
+// (which opening an index does not read) makes the server not ready, with
+// the damage named, and counted in the metrics when a request reads it;
+// every other document is still served, and no answer is wrong.
+func TestDamagedStoreIsNotReady(t *testing.T) {
+	dir := t.TempDir()
+	docs := testDocs()
+	buildIndex(t, dir, docs)
+	segs, _ := filepath.Glob(filepath.Join(dir, "*.seg"))
+	flipped := 0
+	for _, p := range segs {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The first zstd frame's magic number starts the store.
+		if i := bytes.Index(data, []byte{0x28, 0xb5, 0x2f, 0xfd}); i >= 0 {
+			data[i+12] ^= 0x10
+			flipped++
+			if err := os.WriteFile(p, data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			break
+		}
+	}
+	if flipped == 0 {
+		t.Fatal("no store frame found to damage")
+	}
+	s, err := New(Options{Dir: dir, Logger: discardLogger()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	ts := &testServer{Server: s, dir: dir}
+	body := decode[map[string]any](t, ts.get(t, "/readyz"), http.StatusServiceUnavailable)
+	if d, _ := body["detail"].(string); !strings.Contains(d, "section store is damaged") || !strings.Contains(d, "rebuild") {
+		t.Errorf("readyz detail %q does not name the damaged store", d)
+	}
+	if !strings.Contains(ts.get(t, "/metrics").Body.String(), "bitsieve_index_ready 0") {
+		t.Error("bitsieve_index_ready is not 0")
+	}
+	failed := 0
+	for _, d := range docs {
+		rec := ts.get(t, "/api/documents/"+(&url.URL{Path: d.Key}).EscapedPath())
+		switch rec.Code {
+		case http.StatusOK:
+			if v := decode[query.DocumentView](t, rec, http.StatusOK); v.Text != string(d.Text) {
+				t.Fatalf("%s: a 200 with the wrong text", d.Key)
+			}
+		case http.StatusInternalServerError:
+			failed++
+		default:
+			t.Fatalf("%s: %d", d.Key, rec.Code)
+		}
+	}
+	if failed == 0 || failed == len(docs) {
+		t.Fatalf("%d of %d documents failed to read", failed, len(docs))
+	}
+	if m := ts.get(t, "/metrics").Body.String(); !strings.Contains(m, fmt.Sprintf(`bitsieve_index_damaged_reads_total{section="store"} %d`, failed)) {
+		t.Errorf("damaged reads not counted: want %d", failed)
 	}
 }

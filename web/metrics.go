@@ -30,6 +30,7 @@ type metrics struct {
 
 	docs, segments, bytes, generation prometheus.Gauge
 	ready                             prometheus.Gauge
+	damaged                           *prometheus.CounterVec // by section
 	reloads                           *prometheus.CounterVec // by result
 	writes                            *prometheus.CounterVec // by operation and result
 }
@@ -79,13 +80,16 @@ func newMetrics() *metrics {
 	m.segments = prometheus.NewGauge(prometheus.GaugeOpts{Name: "bitsieve_index_segments", Help: "Segments in the served snapshot."})
 	m.bytes = prometheus.NewGauge(prometheus.GaugeOpts{Name: "bitsieve_index_bytes", Help: "Size of the served snapshot's segment files."})
 	m.generation = prometheus.NewGauge(prometheus.GaugeOpts{Name: "bitsieve_index_generation", Help: "MANIFEST generation of the served snapshot."})
-	m.ready = prometheus.NewGauge(prometheus.GaugeOpts{Name: "bitsieve_index_ready", Help: "1 when the served snapshot is the directory's newest, 0 after a failed reload."})
+	m.ready = prometheus.NewGauge(prometheus.GaugeOpts{Name: "bitsieve_index_ready", Help: "1 when the served snapshot is the directory's newest and its document store passed its checksum, else 0 (as /readyz)."})
+	m.damaged = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "bitsieve_index_damaged_reads_total", Help: "Requests that failed on damaged index bytes (a store block that does not decompress, a position list that does not decode), by section."},
+		[]string{"section"})
 	m.reloads = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "bitsieve_index_reloads_total", Help: "Snapshot reloads after a MANIFEST change, by result."}, []string{"result"})
 	m.writes = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "bitsieve_index_writes_total", Help: "Write API commits, by operation and result."}, []string{"op", "result"})
 	for _, c := range []prometheus.Collector{m.requests, m.inFlight, m.rejected, m.heavy, m.stages, m.candidates, m.falsePos, m.hits,
-		m.docs, m.segments, m.bytes, m.generation, m.ready, m.reloads, m.writes,
+		m.docs, m.segments, m.bytes, m.generation, m.ready, m.damaged, m.reloads, m.writes,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{})} {
 		f(c)
 	}

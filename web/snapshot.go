@@ -11,17 +11,25 @@ import (
 // snapshot, and keeps the server's metrics of the index and its reloads.
 func openLive(dir string, ix *index.Index, s *Server, poll time.Duration) (*query.Live, error) {
 	m := s.metrics
+	var l *query.Live
+	ready := func() {
+		if _, err := l.Ready(); err != nil {
+			m.ready.Set(0)
+		} else {
+			m.ready.Set(1)
+		}
+	}
 	l, err := query.OpenLive(dir, query.LiveOptions{
-		Index:  ix,
-		Poll:   poll,
-		Logger: s.log,
+		Index:      ix,
+		Poll:       poll,
+		Logger:     s.log,
+		CheckStore: true,
 		OnReload: func(ix *index.Index, err error) {
+			ready()
 			if err != nil {
-				m.ready.Set(0)
 				m.reloads.WithLabelValues("error").Inc()
 				return
 			}
-			m.ready.Set(1)
 			if ix != nil {
 				m.observeIndex(ix)
 				m.reloads.WithLabelValues("ok").Inc()
@@ -34,6 +42,6 @@ func openLive(dir string, ix *index.Index, s *Server, poll time.Duration) (*quer
 	sn := l.Acquire()
 	m.observeIndex(sn.Index())
 	sn.Release()
-	m.ready.Set(1)
+	ready()
 	return l, nil
 }

@@ -354,3 +354,11 @@ func (s *Segment) checkPositions(terms []string, bad func(sec, format string, a 
 // VerifyStore checks the store section's checksum, which opening the
 // segment leaves to the reads of its blocks.
 func (s *Segment) VerifyStore() error { return s.secs[secStore].Check(s.name, s.data) }
+
+// StoreStamp identifies the segment's store: its file's name, and the
+// store section's length and checksum, as the section table gives them.
+// A store verified once need not be again while its stamp is the same.
+func (s *Segment) StoreStamp() string {
+	sec := s.secs[secStore]
+	return fmt.Sprintf("%s/%d/%08x", s.name, sec.Length, sec.CRC)
+}
