@@ -40,7 +40,8 @@
 //   - skips binary files: a NUL byte in the first 8 KiB, or more than 1% of
 //     the bytes not part of valid UTF-8 (mostly-UTF-8 text with a few stray
 //     Latin-1 bytes is kept; the analyzer turns the stray bytes into spaces);
-//   - skips files and directories it may not read, and goes on;
+//   - skips files and directories it may not read, and goes on, and files
+//     whose path would make a key longer than MaxKeyBytes;
 //   - applies the WalkOptions.Include and Exclude glob patterns;
 //   - skips what .gitignore files exclude, unless WalkOptions.NoIgnore (see
 //     below).
@@ -115,10 +116,13 @@
 //	{"id": "doc-17", "title": "A title", "body": "The text ..."}
 //
 // "text" is accepted in place of "body" (body wins when a line has both).
-// "id" may be a JSON string or number (a number is kept as written: 017 is
-// invalid JSON, 1e3 stays "1e3"); a line without an id, or with a null or
-// empty one, is keyed "<name>:<line>", name being the name given to ReadJSONL
-// (Read passes the file's base name) and line its 1-based line number. "title"
+// "id" follows the one rule for keys: a string of 1 to MaxKeyBytes bytes, or
+// an integer of at most MaxIntID in magnitude, keyed by its decimal form (-0
+// is "0"). A null, empty or longer string, a fraction or exponent (1.0 and
+// 1e3 included), a larger number, a boolean, array or object is a bad field.
+// A line without an id is keyed "<name>:<line>", name being the name given
+// to ReadJSONL (Read passes the file's base name) and line its 1-based line
+// number. "title"
 // is optional. Other fields are ignored. Field names are matched exactly; a
 // name given twice counts once, with its last value. Invalid UTF-8 in a
 // string becomes U+FFFD. The document's Text is title + "\n" + body, its
@@ -133,6 +137,6 @@
 //
 // DecodeJSON decodes one such object on its own, by the same rules and with
 // the same messages, for a caller that takes documents one by one and needs
-// each to carry its id (bitsieve's write API): there a missing, null or empty
-// id is an error.
+// each to carry its id (bitsieve's write API): there a missing id is an error
+// too.
 package corpus

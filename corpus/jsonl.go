@@ -145,8 +145,8 @@ func (e *jsonError) Unwrap() error { return e.err }
 
 func badField(msg string) error { return &jsonError{SkipBadField, msg, nil} }
 
-// parse decodes one document object. An id that is missing, null or empty
-// is an error if needID, and otherwise leaves the Key "".
+// parse decodes one document object. A missing id is an error if needID,
+// and otherwise leaves the Key "".
 func (lp *lineParser) parse(line []byte, needID bool) (Document, error) {
 	lp.buf = *bytes.NewBuffer(line)
 	lp.dec.Reset(&lp.buf, jsonlOptions...)
@@ -163,9 +163,6 @@ func (lp *lineParser) parse(line []byte, needID bool) (Document, error) {
 	key, err := lp.jsonID(lp.raws[fieldID])
 	if err != nil {
 		return Document{}, err
-	}
-	if needID && key == "" {
-		return Document{}, badField("id is empty")
 	}
 	var title string
 	if raw := lp.raws[fieldTitle]; isString(raw) {
@@ -236,8 +233,8 @@ func (lp *lineParser) members() error {
 		if err != nil {
 			return err
 		}
-		if v.Kind() == 'n' {
-			v = nil
+		if v.Kind() == 'n' && f != fieldID {
+			v = nil // a null title or body is an absent one; a null id is an error
 		}
 		lp.raws[f] = v
 	}
@@ -255,17 +252,47 @@ func (lp *lineParser) members() error {
 
 func isString(raw jsontext.Value) bool { return len(raw) > 0 && raw[0] == '"' }
 
-// jsonID decodes the id field: a string, or a number kept as written. An
-// absent or null id is "".
+// MaxKeyBytes is the longest document key, in bytes, whatever gives it: a
+// JSONL id, a write to the server, a file's path.
+const MaxKeyBytes = 4096
+
+// MaxIntID is the largest magnitude of a number id: the integers up to
+// 2^53−1 are those every JSON reader, JavaScript's included, reads
+// exactly, so that such an id names the same document whichever tool wrote
+// or reads the line.
+const MaxIntID = 1<<53 - 1
+
+// jsonID decodes the id field (an absent one is ""): a string of 1 to
+// MaxKeyBytes bytes, or an integer of at most MaxIntID in magnitude, whose
+// key is its decimal form. Anything else is an error that says what is
+// wrong: null, an empty or over-long string, a fraction, an exponent, a
+// number out of range, a boolean, an array or an object.
 func (lp *lineParser) jsonID(raw jsontext.Value) (string, error) {
 	switch {
 	case raw == nil:
 		return "", nil
+	case raw.Kind() == 'n':
+		return "", badField("id is null; give a string or an integer")
 	case raw[0] == '"':
 		lp.str, _ = jsontext.AppendUnquote(lp.str[:0], raw)
+		if len(lp.str) == 0 {
+			return "", badField("id is empty")
+		}
+		if len(lp.str) > MaxKeyBytes {
+			return "", badField(fmt.Sprintf("id is %d bytes long; the most is %d", len(lp.str), MaxKeyBytes))
+		}
 		return string(lp.str), nil
-	case raw[0] == '-' || raw[0] >= '0' && raw[0] <= '9':
-		return string(raw), nil // the decoder has validated it as a number
+	case raw.Kind() == '0':
+		// The decoder has validated the literal as a JSON number.
+		n, err := strconv.ParseInt(string(raw), 10, 64)
+		if err != nil || n > MaxIntID || n < -MaxIntID {
+			shown := string(raw)
+			if len(shown) > 40 {
+				shown = fmt.Sprintf("%s… (%d characters)", shown[:20], len(raw))
+			}
+			return "", badField(fmt.Sprintf("id %s is not an integer between -%d and %d; give such an integer, or a string", shown, MaxIntID, MaxIntID))
+		}
+		return strconv.FormatInt(n, 10), nil
 	}
-	return "", badField("id must be a string or a number")
+	return "", badField("id must be a string or an integer")
 }

@@ -119,18 +119,32 @@ func refJSONString(field string, raw json.RawMessage) (s string, ok bool, err er
 // absent or null id is "".
 func refJSONID(raw json.RawMessage) (string, error) {
 	switch {
-	case raw == nil || string(raw) == "null":
+	case raw == nil:
 		return "", nil
+	case string(raw) == "null":
+		return "", errors.New("id is null")
 	case raw[0] == '"':
 		var s string
 		if err := json.Unmarshal(raw, &s); err != nil {
 			return "", fmt.Errorf("id: %w", err)
 		}
+		if s == "" || len(s) > MaxKeyBytes {
+			return "", errors.New("id is empty or too long")
+		}
 		return s, nil
 	case raw[0] == '-' || raw[0] >= '0' && raw[0] <= '9':
-		return string(raw), nil // json.Unmarshal has validated it as a number
+		// json.Unmarshal has validated it as a number.
+		var n json.Number
+		if err := json.Unmarshal(raw, &n); err != nil {
+			return "", err
+		}
+		i, err := n.Int64()
+		if err != nil || i > MaxIntID || i < -MaxIntID {
+			return "", errors.New("id is not an integer in range")
+		}
+		return strconv.FormatInt(i, 10), nil
 	}
-	return "", errors.New("id must be a string or a number")
+	return "", errors.New("id must be a string or an integer")
 }
 
 // sampleJSONL is the embedded sample corpus, decompressed.

@@ -41,22 +41,22 @@ func TestReadJSONL(t *testing.T) {
 {"id": 42, "body": "numeric id"}
 
    ` + "\t" + `
-{"id": 1e3, "title": null, "text": "text is a synonym"}
+{"id": 300, "title": null, "text": "text is a synonym"}
 {"title": "No id", "body": "keyed by line"}
 {"id": "b", "body": "body wins", "text": "over text", "extra": [1, 2, {"x": null}]}
 {"id": "crlf", "body": "windows line"}` + "\r" + `
-{"id": "", "body": "an empty id is no id"}
+{"id": -9007199254740991, "body": "the least number id"}
 {"id": "last", "body": "no final newline"}`
 	docs, st := readAll(t, input, "in.jsonl")
 
 	want := []Document{
 		{Key: "a", Title: "Alpha", Text: []byte("Alpha\nfirst body")},
 		{Key: "42", Text: []byte("\nnumeric id")},
-		{Key: "1e3", Text: []byte("\ntext is a synonym")},
+		{Key: "300", Text: []byte("\ntext is a synonym")},
 		{Key: "in.jsonl:6", Title: "No id", Text: []byte("No id\nkeyed by line")},
 		{Key: "b", Text: []byte("\nbody wins")},
 		{Key: "crlf", Text: []byte("\nwindows line")},
-		{Key: "in.jsonl:9", Text: []byte("\nan empty id is no id")},
+		{Key: "-9007199254740991", Text: []byte("\nthe least number id")},
 		{Key: "last", Text: []byte("\nno final newline")},
 	}
 	for i := range want {
@@ -255,9 +255,9 @@ func TestDecodeJSON(t *testing.T) {
 	}
 	for obj, want := range map[string]string{
 		`{"title": "t", "body": "x"}`:           "id is missing",
-		`{"id": null, "title": 5}`:              "id is missing",
+		`{"id": null, "title": 5}`:              "id is null",
 		`{"id": "", "body": "x"}`:               "id is empty",
-		`{"id": true, "body": "x"}`:             "id must be a string or a number",
+		`{"id": true, "body": "x"}`:             "id must be a string or an integer",
 		`{"id": "a", "title": [], "body": 3}`:   "title must be a string",
 		`{"id": "a", "body": 3, "text": "x"}`:   "body must be a string",
 		`{"id": "a", "body": null, "text": {}}`: "text must be a string",
@@ -271,6 +271,45 @@ func TestDecodeJSON(t *testing.T) {
 	for _, obj := range []string{`1`, `null`, `["a"]`, `"s"`} {
 		if _, err := DecodeJSON([]byte(obj)); !errors.Is(err, ErrNotObject) {
 			t.Errorf("%s: %v, want ErrNotObject", obj, err)
+		}
+	}
+}
+
+// TestReadJSONLKeys: one rule for ids. A string of 1 to MaxKeyBytes bytes
+// or an integer every JSON reader reads exactly is a key; anything else is
+// a line skipped with a message that says what is wrong (never echoing a
+// huge id whole), and the other lines are read.
+func TestReadJSONLKeys(t *testing.T) {
+	lines := []string{
+		`{"id": "` + strings.Repeat("k", 1_000_000) + `", "body": "huge id"}`,
+		`{"id": ` + strings.Repeat("9", 5000) + `, "body": "huge number"}`,
+		`{"id": null, "body": "null id"}`,
+		`{"id": 1e400, "body": "exponent"}`,
+		`{"id": 1.5, "body": "fraction"}`,
+		`{"id": 10.0, "body": "a whole fraction"}`,
+		`{"id": 9007199254740992, "body": "past 2^53-1"}`,
+		`{"id": {"a": 1}, "body": "object"}`,
+		`{"id": [], "body": "array"}`,
+		`{"id": false, "body": "boolean"}`,
+		`{"id": "", "body": "empty"}`,
+		`{"id": "` + strings.Repeat("é", MaxKeyBytes/2) + `", "body": "longest id"}`,
+		`{"id": 9007199254740991, "body": "largest number id"}`,
+		`{"id": -0, "body": "minus zero"}`,
+		`{"body": "no id"}`,
+	}
+	docs, st := readAll(t, strings.Join(lines, "\n"), "keys.jsonl")
+	if got, want := keys(docs), []string{strings.Repeat("é", MaxKeyBytes/2), "9007199254740991", "0", "keys.jsonl:15"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("keys %q, want %q", got, want)
+	}
+	if len(st.Skipped) != 11 {
+		t.Fatalf("%d lines skipped, want 11: %v", len(st.Skipped), st.Skipped)
+	}
+	wants := []string{"1000000 bytes long; the most is 4096", "(5000 characters) is not an integer", "id is null",
+		"id 1e400 is not an integer", "id 1.5 is not an integer", "id 10.0 is not an integer", "id 9007199254740992 is not an integer",
+		"must be a string or an integer", "must be a string or an integer", "must be a string or an integer", "id is empty"}
+	for i, s := range st.Skipped {
+		if s.Line != i+1 || s.Reason != SkipBadField || !strings.Contains(s.Detail, wants[i]) || len(s.String()) > 200 {
+			t.Errorf("line %d: %s, want %q", i+1, s, wants[i])
 		}
 	}
 }

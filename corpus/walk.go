@@ -179,6 +179,10 @@ func (w *walker) entries(dir, prefix string, entries []fs.DirEntry) error {
 // file reads one regular file, described by info (from Lstat), as a document
 // keyed rel. It returns only fn's error; anything wrong with the file is a skip.
 func (w *walker) file(full, rel string, info fs.FileInfo) error {
+	if len(rel) > MaxKeyBytes {
+		w.st.skip(Skip{Path: strings.ToValidUTF8(rel[:64], "") + "…", Reason: SkipUnreadable, Detail: fmt.Sprintf("its path is %d bytes long, and a key at most %d", len(rel), MaxKeyBytes)})
+		return nil
+	}
 	if w.tooLarge(info.Size()) {
 		w.st.skip(Skip{Path: rel, Reason: SkipTooLarge, Detail: fmt.Sprintf("%d bytes", info.Size())})
 		return nil

@@ -9,16 +9,12 @@ import (
 	"net/http"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/bitsieve/bitsieve/corpus"
 	"github.com/bitsieve/bitsieve/index"
 	"github.com/bitsieve/bitsieve/query"
 	"github.com/labstack/echo/v5"
 )
-
-// maxKeyBytes bounds a document key sent to the write API.
-const maxKeyBytes = 4096
 
 // writeResponse is the body of a successful write.
 type writeResponse struct {
@@ -173,7 +169,8 @@ func jsonError(n int, err error) error {
 }
 
 // document decodes document n of a request, as a JSONL line is decoded
-// but with its id required, and within the API's limit on keys.
+// (the same rule for ids: corpus.MaxKeyBytes, integers read exactly) but
+// with its id required.
 func document(n int, raw []byte) (index.Document, error) {
 	d, err := corpus.DecodeJSON(raw)
 	switch {
@@ -181,8 +178,6 @@ func document(n int, raw []byte) (index.Document, error) {
 		return index.Document{}, badRequest("document %d is not a JSON object", n)
 	case err != nil:
 		return index.Document{}, badRequest("document %d: %v", n, err)
-	case len(d.Key) > maxKeyBytes || !utf8.ValidString(d.Key):
-		return index.Document{}, badRequest("document %d: id must be valid UTF-8 of at most %d bytes", n, maxKeyBytes)
 	}
 	return index.Document(d), nil
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bitsieve/bitsieve/corpus"
 	"github.com/bitsieve/bitsieve/index"
 )
 
@@ -61,7 +62,10 @@ func TestWriteBadBodies(t *testing.T) {
 		`{"id":"a","body":"x"} {"id":"b"}`:   "document 2: body is missing",
 		`[{"title":"t","body":"x"}]`:         "document 1: id is missing",
 		`[{"id":"","body":"x"}]`:             "id is empty",
-		`[{"id":true,"body":"x"}]`:           "id must be a string or a number",
+		`[{"id":true,"body":"x"}]`:           "id must be a string or an integer",
+		`[{"id":null,"body":"x"}]`:           "document 1: id is null",
+		`[{"id":1e400,"body":"x"}]`:          "document 1: id 1e400 is not an integer",
+		`[{"id":2.5,"body":"x"}]`:            "document 1: id 2.5 is not an integer",
 		`[{"id":"a","body":3}]`:              "body must be a string",
 		`[{"id":"a","title":[],"body":"x"}]`: "title must be a string",
 		`[1]`:                                "document 1 is not a JSON object",
@@ -148,5 +152,18 @@ func TestWriteLocked(t *testing.T) {
 	decode[errorBody](t, rec, http.StatusConflict)
 	if rec.Header().Get("Retry-After") == "" {
 		t.Error("409 without Retry-After")
+	}
+}
+
+// TestWriteLongID: the write API takes the keys a JSONL file may hold, and
+// no longer ones.
+func TestWriteLongID(t *testing.T) {
+	ts := newTestServer(t, func(o *Options) { o.WriteToken = testToken })
+	long := strings.Repeat("k", corpus.MaxKeyBytes)
+	for id, status := range map[string]int{long: 200, long + "k": 400} {
+		rec := ts.do(t, "POST", "/api/documents", strings.NewReader(`{"id":"`+id+`","body":"x"}`), "Authorization", "Bearer "+testToken)
+		if rec.Code != status || status == 400 && !strings.Contains(rec.Body.String(), "id is 4097 bytes long; the most is 4096") {
+			t.Errorf("id of %d bytes: %d %s", len(id), rec.Code, rec.Body)
+		}
 	}
 }

@@ -109,6 +109,11 @@ func TestHostileJSONL(t *testing.T) {
 	f.WriteString(`{"id": "nul", "body": "before\u0000trailing nul"}` + "\n")
 	f.WriteString("{\"id\": \"invalid\", \"body\": \"caf\xe9 \xff raw invalid bytes\"}\n")
 	f.WriteString(`{"id": "surrogate", "body": "lone \ud800 surrogate"}` + "\n")
+	// Ids that are not keys: each line is skipped and named, the rest read.
+	badIDs := []string{`"` + strings.Repeat("k", 1_000_000) + `"`, strings.Repeat("9", 5000), "null", "1e400"}
+	for _, id := range badIDs {
+		f.WriteString(`{"id": ` + id + `, "body": "trailing bad id"}` + "\n")
+	}
 	huge := !testing.Short()
 	if huge {
 		f.WriteString(`{"id": "huge", "body": "`)
@@ -133,6 +138,14 @@ func TestHostileJSONL(t *testing.T) {
 	}
 	if !strings.Contains(out, fmt.Sprintf("indexed %d documents", want)) {
 		t.Fatalf("summary:\n%s", out)
+	}
+	for i, want := range []string{"id is 1000000 bytes long", "id 99999999999999999999… (5000 characters) is not an integer", "id is null", "id 1e400 is not an integer"} {
+		if line := fmt.Sprintf("docs.jsonl:%d: bad-field: ", 4+i); !strings.Contains(out, line+want) {
+			t.Errorf("summary lacks %q:\n%s", line+want, out)
+		}
+	}
+	if len(out) > 4000 {
+		t.Errorf("the summary echoes the ids: %d bytes", len(out))
 	}
 	for q, key := range map[string]string{"trailing": "nul", "raw": "invalid", "surrogate": "surrogate"} {
 		out := mustRun(t, "search", "--index", ix, "--json", q)

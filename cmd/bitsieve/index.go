@@ -154,7 +154,7 @@ func runIndex(fs *pflag.FlagSet) runFunc {
 				"deleted": ws.Deleted, "unchanged": ws.Unchanged, "bytes": ws.Bytes, "seconds": secs,
 				"mb_per_s": float64(ws.Bytes) / 1e6 / secs, "index_bytes": ws.IndexBytes,
 				"segments": ws.IndexSegments, "segments_written": ws.Segments, "generation": ws.Generation, "skipped": skipCounts(total.Counts),
-				"compaction": ws.Compaction,
+				"compaction": ws.Compaction, "bad_lines": badLines(total),
 			}
 			if inv != nil {
 				out["inverted"] = inv
@@ -259,7 +259,10 @@ func printIndexSummary(stdout io.Writer, dir string, ws index.WriteStats, total 
 	printSkipped(stdout, total, verbose)
 }
 
-// printSkipped prints the skipped files by reason, and with verbose each one.
+// printSkipped prints the skipped files by reason, and with verbose each
+// one. The lines of JSONL files that are not documents are listed without
+// verbose too, up to maxBadLines: they are the user's data, not routine
+// skips like binary or hidden files.
 func printSkipped(stdout io.Writer, total corpus.Stats, verbose bool) {
 	if len(total.Skipped) > 0 {
 		reasons := make([]string, 0, len(total.Counts))
@@ -274,10 +277,30 @@ func printSkipped(stdout io.Writer, total corpus.Stats, verbose bool) {
 			for _, s := range total.Skipped {
 				fmt.Fprintf(stdout, "  %s\n", s)
 			}
-		} else {
+			return
+		}
+		bad := badLines(total)
+		for _, s := range bad {
+			fmt.Fprintf(stdout, "  %s\n", s)
+		}
+		if len(bad) < len(total.Skipped) {
 			fmt.Fprintln(stdout, "(--verbose lists them)")
 		}
 	}
+}
+
+// maxBadLines is how many bad JSONL lines a summary lists.
+const maxBadLines = 20
+
+// badLines returns the first maxBadLines skipped JSONL lines of total.
+func badLines(total corpus.Stats) []corpus.Skip {
+	out := []corpus.Skip{}
+	for _, s := range total.Skipped {
+		if s.Line > 0 && len(out) < maxBadLines {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // skipCounts keys the counts of skipped files by reason in snake_case, as
