@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -128,6 +129,9 @@ type Options struct {
 	// WriteToken enables the write API; requests must then carry it as a
 	// bearer token. Empty: writes are disabled.
 	WriteToken string
+	// TLS, if set, makes Serve speak HTTPS (HTTP/2 and HTTP/1.1) with it
+	// (LoadTLS); a plain HTTP request to it is answered 400.
+	TLS *tls.Config
 	// Limits bound each request; zero fields take the defaults.
 	Limits Limits
 	// Logger receives request logs and errors (default: slog.Default()).
@@ -241,11 +245,22 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		IdleTimeout:       s.limits.IdleTimeout,
 		MaxHeaderBytes:    s.limits.MaxHeaderBytes,
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
+		TLSConfig:         s.opt.TLS,
 	}
 	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
-	s.log.Info("serving", "address", "http://"+ln.Addr().String(), "index", s.opt.Dir,
+	go func() {
+		if s.opt.TLS != nil {
+			errc <- srv.ServeTLS(ln, "", "") // the certificate is the config's
+			return
+		}
+		errc <- srv.Serve(ln)
+	}()
+	s.log.Info("serving", "address", s.URL(ln.Addr()), "index", s.opt.Dir,
 		"sample", s.opt.Sample, "writes", s.writesState())
+	if s.opt.WriteToken != "" && s.opt.TLS == nil && !isLoopback(ln.Addr()) {
+		s.log.Warn("the write token would travel in clear text beyond loopback: serve with --tls-cert and --tls-key, or on loopback behind a TLS proxy",
+			"address", ln.Addr().String())
+	}
 	select {
 	case err := <-errc:
 		return err
@@ -263,6 +278,21 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	}
 	s.log.Info("stopped")
 	return nil
+}
+
+// URL is the server's base URL at addr: https with TLS.
+func (s *Server) URL(addr net.Addr) string {
+	if s.opt.TLS != nil {
+		return "https://" + addr.String() + "/"
+	}
+	return "http://" + addr.String() + "/"
+}
+
+// isLoopback reports whether addr is a loopback address.
+func isLoopback(addr net.Addr) bool {
+	host, _, err := net.SplitHostPort(addr.String())
+	ip := net.ParseIP(host)
+	return err == nil && ip != nil && ip.IsLoopback()
 }
 
 // Close stops watching the index directory and releases the index. Requests

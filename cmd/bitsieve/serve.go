@@ -26,6 +26,8 @@ func runServe(fs *pflag.FlagSet) runFunc {
 	logFormat := fs.String("log", "text", "log format on stderr: text or json")
 	debug := fs.Bool("debug", false, "also log health, metrics and static file requests")
 	watch := fs.String("watch", "", "index this directory first, then keep the index following its changes")
+	tlsCert := fs.String("tls-cert", "", "serve HTTPS with this certificate chain (PEM; with --tls-key; reloaded when the file changes)")
+	tlsKey := fs.String("tls-key", "", "the private key of --tls-cert (PEM)")
 	lim := web.DefaultLimits()
 	fs.IntVar(&lim.MaxConcurrent, "max-concurrent", lim.MaxConcurrent, "searches running at once; more wait")
 	fs.IntVar(&lim.MaxQueue, "max-queue", lim.MaxQueue, "requests waiting for a search; more get 429")
@@ -60,12 +62,22 @@ func runServe(fs *pflag.FlagSet) runFunc {
 			return fail(stderr, "--log must be text or json, not %q", *logFormat)
 		}
 		logger := slog.New(h)
+		opt := web.Options{WriteToken: *token, Limits: lim, Logger: logger}
+		if (*tlsCert == "") != (*tlsKey == "") {
+			return fail(stderr, "--tls-cert and --tls-key go together: give both to serve HTTPS")
+		}
+		if *tlsCert != "" {
+			var err error
+			if opt.TLS, err = web.LoadTLS(*tlsCert, *tlsKey); err != nil {
+				return fail(stderr, "%v", err)
+			}
+		}
 
 		if nf.set() {
 			if *dir != "" || *watch != "" {
 				return fail(stderr, "--index and --watch serve a local index; a cluster node (--nats) serves the cluster's shards")
 			}
-			return serveCluster(nf, clusterNode{data: *data, shards: *shards, lang: *lang}, web.Options{WriteToken: *token, Limits: lim, Logger: logger}, *addr, stderr)
+			return serveCluster(nf, clusterNode{data: *data, shards: *shards, lang: *lang}, opt, *addr, stderr)
 		}
 		if fs.Changed("data") || fs.Changed("shards") || fs.Changed("lang") {
 			return fail(stderr, "--data, --shards and --lang are for a cluster node: give the cluster's servers with --nats")
@@ -86,7 +98,8 @@ func runServe(fs *pflag.FlagSet) runFunc {
 			return fail(stderr, "%v", err)
 		}
 		sample := ix.Dir() == sampleDir()
-		srv, err := web.New(web.Options{Dir: ix.Dir(), Index: ix, Sample: sample, WriteToken: *token, Limits: lim, Logger: logger})
+		opt.Dir, opt.Index, opt.Sample = ix.Dir(), ix, sample
+		srv, err := web.New(opt)
 		if err != nil {
 			ix.Close()
 			return fail(stderr, "%v", err)
@@ -97,7 +110,7 @@ func runServe(fs *pflag.FlagSet) runFunc {
 		if err != nil {
 			return fail(stderr, "%v", err)
 		}
-		fmt.Fprintf(stderr, "bitsieve: serving %d documents at http://%s/ (Ctrl-C to stop)\n", ix.NumDocs(), ln.Addr())
+		fmt.Fprintf(stderr, "bitsieve: serving %d documents at %s (Ctrl-C to stop)\n", ix.NumDocs(), srv.URL(ln.Addr()))
 		ctx, stop := stopContext()
 		defer stop()
 		if follow != nil {
@@ -179,8 +192,8 @@ func serveCluster(nf *natsFlags, cn clusterNode, opt web.Options, addr string, s
 		return fail(stderr, "%v", err)
 	}
 	defer srv.Close()
-	fmt.Fprintf(stderr, "bitsieve: node %s of cluster %s (%d shards) serving at http://%s/ (Ctrl-C to stop)\n",
-		node.ID(), c.Config().Name, c.Config().Shards, ln.Addr())
+	fmt.Fprintf(stderr, "bitsieve: node %s of cluster %s (%d shards) serving at %s (Ctrl-C to stop)\n",
+		node.ID(), c.Config().Name, c.Config().Shards, srv.URL(ln.Addr()))
 	ctx, stop := stopContext()
 	defer stop()
 	if err := srv.Serve(ctx, ln); err != nil {
