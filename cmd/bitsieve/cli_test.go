@@ -353,3 +353,28 @@ func TestCLIConventions(t *testing.T) {
 		t.Errorf("bitsieve-search.1: %v\n%s", err, page)
 	}
 }
+
+// TestEmptyIndex: an index no run has committed to (its first run was
+// interrupted) is refused by search and explain with a sentence that says
+// why, and served with a warning; once a run commits, it searches.
+func TestEmptyIndex(t *testing.T) {
+	isolate(t)
+	ix := filepath.Join(t.TempDir(), "ix")
+	w, err := index.Create(ix, index.WriterOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Abort()
+	for _, args := range [][]string{{"search", "--index", ix, "whale"}, {"explain", "--index", ix, "whale"}} {
+		code, _, errs := runCLI(t, args...)
+		if code != exitError || !strings.Contains(errs, "the index in "+ix+" is empty") || !strings.Contains(errs, "bitsieve index --index "+ix) {
+			t.Errorf("%s: exit %d, %q", args[0], code, errs)
+		}
+	}
+	src := filepath.Join(t.TempDir(), "a.txt")
+	os.WriteFile(src, []byte("a white whale"), 0o644)
+	mustRun(t, "index", "--index", ix, src)
+	if code, out, _ := runCLI(t, "search", "--index", ix, "--count", "whale"); code != exitOK || strings.TrimSpace(out) != "1" {
+		t.Errorf("after a run: %d %q", code, out)
+	}
+}

@@ -353,6 +353,12 @@ func verifyCrash(t *testing.T, op *crashOp, ix, what string) string {
 		searchable(t, m, got, what)
 		gen = m.Generation()
 		m.Close()
+		if gen == 0 {
+			// A first run cut short: search says the index is empty, and why.
+			if code, _, errs := runCLI(t, "search", "--index", ix, "common"); code != exitError || !strings.Contains(errs, "is empty: no indexing run has finished there yet") {
+				t.Fatalf("%s: search of the empty index: exit %d, %q", what, code, errs)
+			}
+		}
 		ents, _ := os.ReadDir(ix)
 		for _, e := range ents {
 			if !named[e.Name()] {

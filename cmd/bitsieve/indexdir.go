@@ -57,11 +57,17 @@ func openIndexWith(dir string, stderr io.Writer, open func(string) (*index.Index
 	return openSample(stderr)
 }
 
-// openSearcher opens the index and a searcher over it.
+// openSearcher opens the index and a searcher over it. An index that no
+// run has committed to (generation 0: its first run was interrupted) is an
+// error that says so, rather than a silent absence of hits.
 func openSearcher(dir string, stderr io.Writer) (*query.Searcher, func(), error) {
 	ix, err := openIndex(dir, stderr)
 	if err != nil {
 		return nil, nil, err
+	}
+	if ix.Generation() == 0 {
+		ix.Close()
+		return nil, nil, errEmptyIndex(ix.Dir())
 	}
 	s, err := query.NewSearcher(ix)
 	if err != nil {
@@ -69,6 +75,12 @@ func openSearcher(dir string, stderr io.Writer) (*query.Searcher, func(), error)
 		return nil, nil, err
 	}
 	return s, func() { ix.Close() }, nil
+}
+
+// errEmptyIndex is the error for searching an index that no run has
+// committed to.
+func errEmptyIndex(dir string) error {
+	return fmt.Errorf("the index in %s is empty: no indexing run has finished there yet (a first run that was interrupted leaves it so); index documents with 'bitsieve index --index %s PATH'", dir, dir)
 }
 
 // sampleDir is where the embedded sample is indexed on first use.

@@ -98,6 +98,9 @@ func runServe(fs *pflag.FlagSet) runFunc {
 			return fail(stderr, "%v", err)
 		}
 		sample := ix.Dir() == sampleDir()
+		if ix.Generation() == 0 {
+			logger.Warn("serving an empty index: no indexing run has finished there yet (a first run that was interrupted leaves it so); index documents, or write them through the API", "index", ix.Dir())
+		}
 		opt.Dir, opt.Index, opt.Sample = ix.Dir(), ix, sample
 		srv, err := web.New(opt)
 		if err != nil {
