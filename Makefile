@@ -115,9 +115,13 @@ loadtest: build
 	@./$(BIN) stats --index '$(LOADTEST_INDEX)' >/dev/null 2>&1 || ./$(BIN) index --rebuild --index '$(LOADTEST_INDEX)' "$${BITSIEVE_CORPORA:-/var/tmp/bitsieve-corpora}/prose.jsonl"
 	$(GO) run ./tools/loadtest -bin $(BIN) -index '$(LOADTEST_INDEX)' -queries '$(LOADTEST_QUERIES)' -c 64 -d 30s $(LOADTEST_FLAGS)
 
-# Fair admission under a flood: 4 clients send cheap probes while 16 others
-# send an expensive query back to back, for 20 s (same index as loadtest).
-LOADTEST_HEAVY ?= "1 n" OR "n 2" OR "2 n" OR "v 1" OR "1 v" OR "adj 1" OR "1 adj"
+# Fair admission under a flood: 8 clients send cheap probes while 24 others
+# send expensive queries back to back, for 15 s (same index as loadtest;
+# LOADTEST_FLAGS='-heavy-c 0' measures the probes alone). The Go tree:
+# LOADTEST_INDEX=dir LOADTEST_PROBES=tools/loadtest/gotree-cheap.txt
+# LOADTEST_HEAVY=tools/loadtest/gotree-heavy.txt (docs/BENCHMARKS.md).
+LOADTEST_PROBES ?= tools/loadtest/probes.txt
+LOADTEST_HEAVY  ?= tools/loadtest/prose-heavy.txt
 loadtest-heavy: build
 	@./$(BIN) stats --index '$(LOADTEST_INDEX)' >/dev/null 2>&1 || ./$(BIN) index --rebuild --index '$(LOADTEST_INDEX)' "$${BITSIEVE_CORPORA:-/var/tmp/bitsieve-corpora}/prose.jsonl"
-	$(GO) run ./tools/loadtest -bin $(BIN) -index '$(LOADTEST_INDEX)' -queries tools/loadtest/probes.txt -c 4 -d 20s -heavy '$(LOADTEST_HEAVY)' -heavy-c 16 $(LOADTEST_FLAGS)
+	$(GO) run ./tools/loadtest -bin $(BIN) -index '$(LOADTEST_INDEX)' -queries '$(LOADTEST_PROBES)' -c 8 -d 15s -heavy-queries '$(LOADTEST_HEAVY)' -heavy-c 24 $(LOADTEST_FLAGS)

@@ -20,6 +20,14 @@ type Request struct {
 	// use (0: the Searcher's) and a release called when the search ends.
 	// A server admits queries by cost with it, compiling each only once.
 	Admit func(Cost) (workers int, release func(), err error)
+
+	// Pause, when set, is called by the search's goroutines between the
+	// segments they search and the blocks they rank, with how long the
+	// caller worked since its last call (or its start): it may sleep, to
+	// give the cores to other searches. A server slows its heavy searches
+	// with it while cheap ones are waiting. It must be safe for concurrent
+	// use.
+	Pause func(worked time.Duration)
 }
 
 // DefaultLimit is the page size when a Request leaves Limit at zero.

@@ -119,6 +119,19 @@ type queryState struct {
 	segQueue  blockQueue
 	mu        sync.Mutex
 	blockRank atomic.Int64 // nanoseconds the workers of rankAllBlocks took, together
+	pause     func(time.Duration) // Request.Pause
+}
+
+// gaveWay calls the request's Pause, if any, with the time since *since,
+// and sets *since to the time it returns: a worker's call between two
+// pieces of work.
+func (st *queryState) gaveWay(since *time.Duration) {
+	if st.pause == nil {
+		return
+	}
+	now := clock()
+	st.pause(now - *since)
+	*since = clock()
 }
 
 // begin takes a query state and compiles q into it (compileInto).
@@ -135,6 +148,7 @@ func (s *Searcher) begin(q string, rank bool, stats *Stats) (*queryState, error)
 		return nil, err
 	}
 	st.workers = int(s.workers.Load())
+	st.pause = nil
 	return st, nil
 }
 
@@ -265,7 +279,11 @@ func (s *Searcher) searchSegments(ctx context.Context, st *queryState, k int, ca
 	var em *SegmentMatches // a SegmentEngine's, for all the segments searched
 	segs, q, avgdl := s.ix.Segments(), &st.c, st.c.avgdl
 	now := clock() // where the next segment's time starts
-	for {
+	worked := now  // since the last pause
+	for first := true; ; first = false {
+		if !first {
+			st.gaveWay(&worked)
+		}
 		n := int(st.next.Add(1) - 1)
 		if n >= len(st.order) || ctx.Err() != nil {
 			return
@@ -320,7 +338,11 @@ func (s *Searcher) rankAllBlocks(ctx context.Context, st *queryState, top *topK)
 	q, avgdl := &st.c, st.c.avgdl
 	t0 := time.Now() // once a round: a block may take only a few clock reads
 	defer func() { st.blockRank.Add(int64(time.Since(t0))) }()
-	for {
+	worked := clock()
+	for first := true; ; first = false {
+		if !first {
+			st.gaveWay(&worked)
+		}
 		st.mu.Lock()
 		if len(st.segQueue) == 0 {
 			st.mu.Unlock()
@@ -384,6 +406,7 @@ func (s *Searcher) Search(ctx context.Context, req Request) (*Result, error) {
 		if workers > 0 {
 			st.workers = workers
 		}
+		st.pause = req.Pause
 		start = clock() - parsed // the wait for admission is not the search's time
 	}
 	q := &st.c

@@ -59,3 +59,22 @@ func TestHeavyLane(t *testing.T) {
 		t.Error("the refusal is not counted by its reason")
 	}
 }
+
+// TestHeavyThresholdFollowsIndex: without --heavy-units the threshold is a
+// quarter of the index's documents, at least MinHeavyUnits, and the
+// metrics say what it is.
+func TestHeavyThresholdFollowsIndex(t *testing.T) {
+	for docs, want := range map[int]int64{0: MinHeavyUnits, 10_719: MinHeavyUnits, 16_384: MinHeavyUnits, 341_600: 85_400, 4_000_000: 1_000_000} {
+		if got := HeavyUnitsOf(docs); got != want {
+			t.Errorf("HeavyUnitsOf(%d) = %d, want %d", docs, got, want)
+		}
+	}
+	ts := newTestServer(t, nil)
+	if !strings.Contains(ts.get(t, "/metrics").Body.String(), "bitsieve_heavy_threshold_units 4096\n") {
+		t.Error("the metrics lack the heavy threshold")
+	}
+	ts = newTestServer(t, func(o *Options) { o.Limits.HeavyUnits = 40 })
+	if !strings.Contains(ts.get(t, "/metrics").Body.String(), "bitsieve_heavy_threshold_units 40\n") {
+		t.Error("the metrics lack the configured heavy threshold")
+	}
+}

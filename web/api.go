@@ -124,7 +124,17 @@ func (s *Server) search(ctx context.Context, req query.Request) (*query.Result, 
 		return nil, Served{}, err
 	}
 	queued := ctx // the wait for a slot has its own timeout, not the search's
-	req.Admit = func(c query.Cost) (int, func(), error) { return s.admit(queued, c) }
+	heavy := false
+	req.Admit = func(c query.Cost) (int, func(), error) {
+		workers, release, err := s.admit(queued, c)
+		heavy = workers == 1
+		return workers, release, err
+	}
+	req.Pause = func(worked time.Duration) {
+		if heavy {
+			s.giveWay(worked)
+		}
+	}
 	ctx, cancel := context.WithTimeout(ctx, s.limits.SearchTimeout)
 	defer cancel()
 	res, served, err := s.backend.Search(ctx, req)
@@ -147,25 +157,39 @@ func (s *Server) explain(ctx context.Context, q string) (*query.Explanation, Ser
 	return s.backend.Explain(ctx, q, admit)
 }
 
+// heavyUnits is the cost from which a search is heavy now: Limits.HeavyUnits,
+// or when that is 0, HeavyUnitsOf the documents served.
+func (s *Server) heavyUnits() int64 {
+	if s.limits.HeavyUnits > 0 {
+		return s.limits.HeavyUnits
+	}
+	return HeavyUnitsOf(s.backend.Summary().Docs)
+}
+
 // admit takes the slots a search of estimated cost c (query.Cost) needs
-// before it runs: a heavy one (HeavyUnits or more) waits for a slot of the
+// before it runs: a heavy one (heavyUnits or more) waits for a slot of the
 // heavy lane first, then for a search slot, and runs on one goroutine
 // (workers 1); any other takes a search slot (workers 0: the searcher's).
 // So heavy searches hold at most MaxHeavy search slots and one core each,
 // and a flood of them is refused from their own queue while cheap searches
-// keep their slots. release gives the slots back.
+// keep their slots; while cheap searches wait or run, heavy ones also give
+// way between segments (giveWay). release gives the slots back.
 func (s *Server) admit(ctx context.Context, c query.Cost) (workers int, release func(), err error) {
-	heavy := c.Units() >= s.limits.HeavyUnits
+	heavy := c.Units() > 0 && c.Units() >= s.heavyUnits()
 	if heavy {
 		if err := s.heavy.acquire(ctx); err != nil {
 			return 0, nil, err
 		}
 		s.metrics.heavy.Inc()
 		workers = 1
+	} else {
+		s.cheap.Add(1)
 	}
 	if err := s.limiter.acquire(ctx); err != nil {
 		if heavy {
 			s.heavy.release()
+		} else {
+			s.cheap.Add(-1)
 		}
 		return 0, nil, err
 	}
@@ -173,9 +197,25 @@ func (s *Server) admit(ctx context.Context, c query.Cost) (workers int, release 
 		s.limiter.release()
 		if heavy {
 			s.heavy.release()
+		} else {
+			s.cheap.Add(-1)
 		}
 	}, nil
 }
+
+// giveWay is a heavy search's pause (query.Request.Pause) after it worked
+// for worked: while cheap searches wait or run, it sleeps as long (up to
+// maxGiveWay), so that the heavy lane takes at most about half a core from
+// them, and nothing when they are not there. A heavy search then takes up
+// to twice as long under load; the cheap ones keep most of the machine.
+func (s *Server) giveWay(worked time.Duration) {
+	if s.cheap.Load() > 0 && worked > 0 {
+		time.Sleep(min(worked, maxGiveWay))
+	}
+}
+
+// maxGiveWay bounds one pause of a heavy search.
+const maxGiveWay = 100 * time.Millisecond
 
 // document returns a window of a stored document by key (Backend.Document);
 // only indexed documents are reachable (the key is looked up in the index,

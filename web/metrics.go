@@ -43,6 +43,9 @@ var (
 	rejectReasons = []string{"queue_full", "heavy_queue_full", "queue_timeout", "heavy_queue_timeout", "search_timeout", "body_too_large"}
 	queryStages   = []string{"parse", "match", "verify", "rank", "snippet", "total"}
 	reloadResults = []string{"ok", "error"}
+	// damagedSections are the sections a request reads past opening: the
+	// document table, the store, the forward index and the positions.
+	damagedSections = []string{"docs", "store", "forward", "positions"}
 	writeOps      = []string{"add", "delete"}
 	writeResults  = []string{"ok", "error"}
 )
@@ -101,6 +104,9 @@ func newMetrics() *metrics {
 	}
 	for _, r := range reloadResults {
 		m.reloads.WithLabelValues(r)
+	}
+	for _, sec := range damagedSections {
+		m.damaged.WithLabelValues(sec)
 	}
 	for _, op := range writeOps {
 		for _, r := range writeResults {

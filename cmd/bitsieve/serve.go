@@ -33,7 +33,7 @@ func runServe(fs *pflag.FlagSet) runFunc {
 	fs.IntVar(&lim.MaxQueue, "max-queue", lim.MaxQueue, "requests waiting for a search; more get 429")
 	fs.DurationVar(&lim.QueueTimeout, "queue-timeout", lim.QueueTimeout, "longest wait for a search slot; then 503")
 	fs.DurationVar(&lim.SearchTimeout, "search-timeout", lim.SearchTimeout, "longest a search may run; then 503")
-	fs.Int64Var(&lim.HeavyUnits, "heavy-units", lim.HeavyUnits, "estimated cost from which a search is heavy and takes the heavy lane (explain shows a query's cost)")
+	fs.Int64Var(&lim.HeavyUnits, "heavy-units", lim.HeavyUnits, "estimated cost from which a search is heavy and takes the heavy lane (explain shows a query's cost); 0: a quarter of the index's documents, at least 4096")
 	fs.IntVar(&lim.MaxHeavy, "max-heavy", lim.MaxHeavy, "heavy searches running at once, one core each; more wait in their own queue")
 	fs.Int64Var(&lim.MaxBodyBytes, "max-body", lim.MaxBodyBytes, "largest request body in bytes (write API); larger get 413")
 	fs.IntVar(&lim.MaxPageSize, "max-page-size", lim.MaxPageSize, "most hits per page (limit)")

@@ -10,8 +10,9 @@
 //
 // or loads a server that is already running (-url http://127.0.0.1:8080).
 //
-// With -heavy QUERY, -heavy-c more clients send that one query back to back
-// during the warm-up and the measurement, as a client flooding the server
+// With -heavy QUERY (or -heavy-queries FILES, queries taken in turn),
+// -heavy-c more clients send expensive queries back to back during the
+// warm-up and the measurement, as a client flooding the server
 // with an expensive query would: the report gives their outcomes apart
 // (refusals, 429 and 503, are the server protecting the others, not
 // errors), and the figures above them are those of the -c clients only.
@@ -46,25 +47,38 @@ import (
 
 func main() {
 	var (
-		target   = flag.String("url", "", "base URL of a running server (loopback only); empty: start one with -bin and -index")
-		bin      = flag.String("bin", "bin/bitsieve", "bitsieve binary to start")
-		index    = flag.String("index", "", "index directory for the server it starts")
-		queries  = flag.String("queries", "", "query files, one query per line (a glob; several separated by commas)")
-		clients  = flag.Int("c", 64, "concurrent clients")
-		duration = flag.Duration("d", 30*time.Second, "how long to measure")
-		warmup   = flag.Duration("warmup", 3*time.Second, "load before measuring, not counted")
-		limit    = flag.Int("limit", 10, "hits per query (the limit parameter)")
-		snippets = flag.Bool("snippets", true, "ask for snippets, as the search page does")
-		timeout  = flag.Duration("timeout", 30*time.Second, "client timeout for one request")
-		asJSON   = flag.Bool("json", false, "print the report as JSON")
-		heavy    = flag.String("heavy", "", "an expensive query that -heavy-c other clients send meanwhile")
-		heavyC   = flag.Int("heavy-c", 16, "clients sending the -heavy query")
+		target    = flag.String("url", "", "base URL of a running server (loopback only); empty: start one with -bin and -index")
+		bin       = flag.String("bin", "bin/bitsieve", "bitsieve binary to start")
+		index     = flag.String("index", "", "index directory for the server it starts")
+		queries   = flag.String("queries", "", "query files, one query per line (a glob; several separated by commas)")
+		clients   = flag.Int("c", 64, "concurrent clients")
+		duration  = flag.Duration("d", 30*time.Second, "how long to measure")
+		warmup    = flag.Duration("warmup", 3*time.Second, "load before measuring, not counted")
+		limit     = flag.Int("limit", 10, "hits per query (the limit parameter)")
+		snippets  = flag.Bool("snippets", true, "ask for snippets, as the search page does")
+		timeout   = flag.Duration("timeout", 30*time.Second, "client timeout for one request")
+		asJSON    = flag.Bool("json", false, "print the report as JSON")
+		heavy     = flag.String("heavy", "", "an expensive query that -heavy-c other clients send meanwhile")
+		heavyQs   = flag.String("heavy-queries", "", "files of expensive queries (as -queries) that -heavy-c other clients send in turn, instead of -heavy")
+		heavyC    = flag.Int("heavy-c", 16, "clients sending the -heavy query")
+		serveArgs = flag.String("serve-flags", "", "more flags for the server it starts (space-separated)")
 	)
 	flag.Parse()
-	if *heavy == "" {
+	var heavyList []string
+	switch {
+	case *heavyQs != "":
+		var err error
+		if heavyList, err = readQueries(*heavyQs); err != nil {
+			fmt.Fprintln(os.Stderr, "loadtest:", err)
+			os.Exit(2)
+		}
+	case *heavy != "":
+		heavyList = []string{*heavy}
+	default:
 		*heavyC = 0
 	}
-	if err := run(*target, *bin, *index, *queries, *clients, *duration, *warmup, *limit, *snippets, *timeout, *asJSON, *heavy, *heavyC); err != nil {
+	extra = strings.Fields(*serveArgs)
+	if err := run(*target, *bin, *index, *queries, *clients, *duration, *warmup, *limit, *snippets, *timeout, *asJSON, heavyList, *heavyC); err != nil {
 		fmt.Fprintln(os.Stderr, "loadtest:", err)
 		os.Exit(2)
 	}
@@ -89,7 +103,10 @@ type Report struct {
 	Heavy      *Report        `json:"heavy,omitempty"` // the -heavy clients: their errors are mostly the server's refusals
 }
 
-func run(target, bin, index, queryGlobs string, clients int, d, warmup time.Duration, limit int, snippets bool, timeout time.Duration, asJSON bool, heavy string, heavyC int) error {
+// extra are more flags for the server startServer starts.
+var extra []string
+
+func run(target, bin, index, queryGlobs string, clients int, d, warmup time.Duration, limit int, snippets bool, timeout time.Duration, asJSON bool, heavy []string, heavyC int) error {
 	qs, err := readQueries(queryGlobs)
 	if err != nil {
 		return err
@@ -137,7 +154,11 @@ func run(target, bin, index, queryGlobs string, clients int, d, warmup time.Dura
 	measure := func(d time.Duration) (res, heavyRes *result) {
 		var wg sync.WaitGroup
 		if heavyC > 0 {
-			wg.Go(func() { heavyRes = load(ctx, client, []string{searchURL(heavy)}, heavyC, d) })
+			heavyURLs := make([]string, len(heavy))
+			for i, q := range heavy {
+				heavyURLs[i] = searchURL(q)
+			}
+			wg.Go(func() { heavyRes = load(ctx, client, heavyURLs, heavyC, d) })
 		}
 		res = load(ctx, client, urls, clients, d)
 		wg.Wait()
@@ -149,7 +170,7 @@ func run(target, bin, index, queryGlobs string, clients int, d, warmup time.Dura
 	}
 	fmt.Fprintf(os.Stderr, "loadtest: %d clients for %s against %s (%d queries)\n", clients, d, target, len(qs))
 	if heavyC > 0 {
-		fmt.Fprintf(os.Stderr, "loadtest: and %d clients sending %q\n", heavyC, heavy)
+		fmt.Fprintf(os.Stderr, "loadtest: and %d clients sending %d expensive queries: %q\n", heavyC, len(heavy), heavy)
 	}
 	res, heavyRes := measure(d)
 	if ctx.Err() != nil {
@@ -157,7 +178,7 @@ func run(target, bin, index, queryGlobs string, clients int, d, warmup time.Dura
 	}
 	rep := res.report(target, clients, len(qs))
 	if heavyRes != nil {
-		h := heavyRes.report(target, heavyC, 1)
+		h := heavyRes.report(target, heavyC, len(heavy))
 		rep.Heavy = &h
 	}
 	if asJSON {
@@ -170,7 +191,7 @@ func run(target, bin, index, queryGlobs string, clients int, d, warmup time.Dura
 		fmt.Printf("QPS          %.0f\nlatency ms   p50 %.2f   p90 %.2f   p99 %.2f   p99.9 %.2f   max %.2f   mean %.2f\n",
 			rep.QPS, rep.P50ms, rep.P90ms, rep.P99ms, rep.P999ms, rep.MaxMs, rep.MeanMs)
 		if h := rep.Heavy; h != nil {
-			fmt.Printf("heavy query  %d clients: %d requests, %d answered (p50 %.2f ms, max %.2f ms), %d refused or failed\n",
+			fmt.Printf("heavy        %d clients: %d requests, %d answered (p50 %.2f ms, max %.2f ms), %d refused or failed\n",
 				h.Clients, h.Requests, h.Requests-h.Errors, h.P50ms, h.MaxMs, h.Errors)
 			for k, n := range h.ErrorKinds {
 				fmt.Printf("  %-10s %d\n", k, n)
@@ -344,7 +365,7 @@ func checkLoopback(target string) error {
 // queue long enough for every client, and returns its URL and a func that
 // stops it with SIGINT and waits for it.
 func startServer(ctx context.Context, bin, index string, clients int) (string, func() error, error) {
-	cmd := exec.Command(bin, "serve", "--index", index, "--addr", "127.0.0.1:0", "--max-queue", fmt.Sprint(max(1024, 2*clients)))
+	cmd := exec.Command(bin, append([]string{"serve", "--index", index, "--addr", "127.0.0.1:0", "--max-queue", fmt.Sprint(max(1024, 2*clients))}, extra...)...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		return "", nil, err
