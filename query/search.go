@@ -118,7 +118,7 @@ type queryState struct {
 	// best bound (rankAllBlocks), guarded by mu; lo is a segment's index.
 	segQueue  blockQueue
 	mu        sync.Mutex
-	blockRank atomic.Int64 // nanoseconds the workers of rankAllBlocks took, together
+	blockRank atomic.Int64        // nanoseconds the workers of rankAllBlocks took, together
 	pause     func(time.Duration) // Request.Pause
 }
 

@@ -46,8 +46,8 @@ var (
 	// damagedSections are the sections a request reads past opening: the
 	// document table, the store, the forward index and the positions.
 	damagedSections = []string{"docs", "store", "forward", "positions"}
-	writeOps      = []string{"add", "delete"}
-	writeResults  = []string{"ok", "error"}
+	writeOps        = []string{"add", "delete"}
+	writeResults    = []string{"ok", "error"}
 )
 
 func newMetrics() *metrics {
