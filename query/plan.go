@@ -40,6 +40,10 @@ type plan struct {
 	// fpsMerged: planner.fps holds the plan's false positives
 	// (falsePositives).
 	fpsMerged bool
+	// orWords: the root is an OR of words decided by their rows (orHit);
+	// highRank is the segment's higher rank.
+	orWords  []orWord
+	highRank int
 
 	planner *planner // owns the nodes; see release
 }
@@ -108,10 +112,12 @@ type planner struct {
 	oldIDs         []segment.TermID
 	oldEnts        []segment.Entry
 	freqs          []segment.Freqs
-	dens           []float64 // scratch of finishRows
-	fps            []uint32  // the plan's false positives (plan.falsePositives)
-	need           []bool    // scratch of verifySlots
-	pl             plan      // the plan it returns, reused
+	dens           []float64  // scratch of finishRows
+	fps            []uint32   // the plan's false positives (plan.falsePositives)
+	orWords        []orWord   // plan.orWords
+	orRows         [][]uint64 // their rows
+	need           []bool     // scratch of verifySlots
+	pl             plan       // the plan it returns, reused
 	v              verifier
 	blocks         []candBlock // ranking's scratch
 	docs           []int32     // rankBlock's: the documents of the block it scores
@@ -177,6 +183,7 @@ func (s *Searcher) plan(seg *segment.Segment, si int, root Node, q *compiled) (*
 		vids: p.pl.vids[:0], vslots: p.pl.vslots[:0]}
 	pl := &p.pl
 	pl.verifySlots()
+	pl.prepareOrWords(q)
 	pl.direct = n.exact && !pl.phrases
 	pl.freqs = p.freqs[:0]
 	for _, sc := range pl.score {

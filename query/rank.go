@@ -39,7 +39,7 @@ func (s *Searcher) rankCandidates(ctx context.Context, p *plan, v *verifier, c [
 	}
 	// A candidate not scored is verified (skipped) against its forward
 	// entry, unless the plan's false positives decide it.
-	verify := !oneWord && !p.root.exact && !p.knowsFalsePositives()
+	verify := !oneWord && !p.root.exact && !p.knowsFalsePositives() && !p.orDecides()
 	blocks := orderBlocks(p, c)
 	for len(blocks) > 0 {
 		if ctx.Err() != nil {
@@ -73,7 +73,7 @@ func (s *Searcher) rankCandidates(ctx context.Context, p *plan, v *verifier, c [
 			kept := p.planner.docs[:0]
 			for i, doc := range docs {
 				prefetchLengthsAhead(seg, docs, i)
-				if bound.docBound(seg.DocTokens(int(doc))) >= floor.get() {
+				if bound.docBoundAt(int(doc), seg.DocTokens(int(doc))) >= floor.get() {
 					kept = append(kept, doc)
 				} else if err := s.skipped(p, v, int(doc), oneWord, r); err != nil {
 					return err
@@ -85,7 +85,7 @@ func (s *Searcher) rankCandidates(ctx context.Context, p *plan, v *verifier, c [
 			if !p.direct {
 				v.ahead(docs, i, true)
 			}
-			if !bound.boundless && bound.docBound(seg.DocTokens(int(doc))) < floor.get() {
+			if !bound.boundless && bound.docBoundAt(int(doc), seg.DocTokens(int(doc))) < floor.get() {
 				if err := s.skipped(p, v, int(doc), oneWord, r); err != nil {
 					return err
 				}
@@ -321,6 +321,18 @@ func (s *Searcher) skipped(p *plan, v *verifier, doc int, oneWord bool, r *segRe
 	case p.root.exact:
 		r.hits++
 	default:
+		if p.orWords != nil {
+			if hit, decided := p.orHit(doc); decided {
+				if hit {
+					r.hits++
+				}
+				return nil
+			}
+		}
+		if p.root.certainAt(doc) {
+			r.hits++
+			return nil
+		}
 		if fps, ok := p.falsePositives(); ok {
 			if !falsePositive(fps, doc) {
 				r.hits++
@@ -409,6 +421,7 @@ type blockBound struct {
 	idf       []float64 // by scored term
 	rows      [][2]int  // by scored term: its rank-0 rows' impacts, imps[from:to] (none for a list)
 	imps      [][]byte
+	bits      [][]uint64 // the rank-0 rows themselves, as imps
 	boundless bool
 	div       *boundDivisors // the query's (compiled.div)
 	rowBuf    []int
@@ -445,7 +458,7 @@ const boundFrom = 64
 // +Inf everywhere.
 func (bb *blockBound) reset(p *plan, q *compiled, boundless bool) {
 	bb.boundless, bb.div = boundless, q.div
-	bb.idf, bb.rows, bb.imps = bb.idf[:0], bb.rows[:0], bb.imps[:0]
+	bb.idf, bb.rows, bb.imps, bb.bits = bb.idf[:0], bb.rows[:0], bb.imps[:0], bb.bits[:0]
 	if boundless {
 		return
 	}
@@ -456,6 +469,7 @@ func (bb *blockBound) reset(p *plan, q *compiled, boundless bool) {
 		for _, r := range bb.rowBuf {
 			if p.seg.RowRank(r) == 0 {
 				bb.imps = append(bb.imps, p.seg.Impacts(r))
+				bb.bits = append(bb.bits, p.seg.Row(r))
 			}
 		}
 		bb.rows = append(bb.rows, [2]int{from, len(bb.imps)})
@@ -503,6 +517,41 @@ func (bb *blockBound) docBound(dl int) float64 {
 	}
 	bound := 0.0
 	for i, idf := range bb.idf {
+		s := bb.s[i]
+		if tf := bb.tf[i]; !math.IsInf(tf, 1) {
+			s = min(s, tf/(tf+bb.div.a+bb.div.b*float64(dl)))
+		}
+		bound += idf * (bm25K1 + 1) * s
+	}
+	return bound * (1 + 1e-9)
+}
+
+// docBoundAt bounds the score of document doc, of length dl, in the block
+// last given to of, as docBound does, but counting only the terms whose
+// rank-0 rows all have doc's bit: a term that one of its rows rules out is
+// not in the document and adds nothing to its score. A conjunction's
+// candidates have every term's bits, so this is docBound; an OR's have
+// only some, and a document that holds only its common, low-scoring words
+// is bounded by them alone (MaxScore's essential terms, decided a document
+// at a time by the rows instead of by the order of its postings). A term
+// with a list, and no rows, always counts.
+func (bb *blockBound) docBoundAt(doc, dl int) float64 {
+	if bb.boundless {
+		return math.Inf(1)
+	}
+	w, bit := doc>>6, uint64(1)<<(doc&63)
+	bound := 0.0
+	for i, idf := range bb.idf {
+		present := true
+		for _, row := range bb.bits[bb.rows[i][0]:bb.rows[i][1]] {
+			if row[w]&bit == 0 {
+				present = false
+				break
+			}
+		}
+		if !present {
+			continue
+		}
 		s := bb.s[i]
 		if tf := bb.tf[i]; !math.IsInf(tf, 1) {
 			s = min(s, tf/(tf+bb.div.a+bb.div.b*float64(dl)))

@@ -30,7 +30,7 @@ func TestTopKPages(t *testing.T) {
 	}
 	dir := createIndex(t, docs, index.WriterOptions{Capacity: 1500})
 	ix, s := openSearcher(t, dir)
-	var common []string
+	var common, rare []string
 	if err := ix.Prefix("", func(w string, es []segment.Entry) bool {
 		df := 0
 		for _, e := range es {
@@ -38,6 +38,9 @@ func TestTopKPages(t *testing.T) {
 		}
 		if df > ix.NumDocs()/5 {
 			common = append(common, w)
+		}
+		if df >= 20 && df <= 200 && len(rare) < 40 {
+			rare = append(rare, w)
 		}
 		return true
 	}); err != nil {
@@ -49,6 +52,12 @@ func TestTopKPages(t *testing.T) {
 	queries := append([]string(nil), common...)
 	for i := 0; i+1 < len(common); i++ {
 		queries = append(queries, common[i]+" "+common[i+1], common[i]+" OR "+common[len(common)-1-i])
+	}
+	// ORs of rarer and common words: most of their candidates hold only
+	// the common word, and are bounded by it alone (docBoundAt).
+	for i, w := range rare {
+		c := common[i%len(common)]
+		queries = append(queries, w+" OR "+c, c+" OR "+w+" OR "+rare[(i+7)%len(rare)], "("+w+" OR "+c+") "+common[(i+1)%len(common)])
 	}
 	o, r := indextest.NewOracle(docs, "english"), rand.New(rand.NewPCG(5, 6))
 	for len(queries) < 300 {

@@ -576,6 +576,14 @@ func countCandidates(ctx context.Context, p *plan, v *verifier, c []int32, r *se
 		if i%deadlineStride == deadlineStride-1 && ctx.Err() != nil {
 			return ctx.Err()
 		}
+		if p.orWords != nil {
+			if hit, decided := p.orHit(int(doc)); decided {
+				if hit {
+					r.hits++
+				}
+				continue
+			}
+		}
 		v.ahead(c, i, false)
 		if err := countIfMatch(p, v, int(doc), r); err != nil {
 			return err
