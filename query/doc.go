@@ -118,9 +118,11 @@
 // Searcher and runs the segments through the stages; compile.go compiles
 // a query (lexicon lookups, document frequencies); plan.go plans a query
 // over a segment's rows, match.go evaluates a plan block by block,
-// words.go answers a conjunction of words document by document, verify.go
-// verifies candidates (phrasecheck.go checks a phrase for an engine),
-// rank.go scores and keeps the best, snippet.go cuts snippets. result.go
+// words.go answers a conjunction of words document by document, orrows.go
+// decides an OR of words from its rows, verify.go verifies candidates
+// (phrasecheck.go checks a phrase for an engine), rank.go scores and keeps
+// the best, snippet.go cuts snippets, document.go reads a stored document
+// a window at a time with its highlights (Document). result.go
 // holds Request and Result, cost.go the Cost estimate, explain.go Explain.
 // Seams: engine.go plugs another engine into a segment's match stage
 // (SegmentEngine) and matches.go compares engines (Matches); stats.go

@@ -7,10 +7,10 @@
 //
 //	GET  /                        the search page
 //	GET  /search?q=&page=         results: highlighted snippets, total, time, candidates
-//	GET  /doc?key=&q=             one document with every match highlighted
+//	GET  /doc?key=&q=&from=       one document, a window at a time, with every match highlighted
 //	GET  /explain?q=              the signature's work drawn as SVG, term by term
 //	GET  /api/search?q=&limit=&offset=&snippets=
-//	GET  /api/documents/{key}?q=  stored text and highlight ranges
+//	GET  /api/documents/{key}?q=&from=  stored text (a window) and highlight ranges
 //	GET  /api/explain?q=          what `bitsieve explain --json` prints
 //	GET  /api/stats               documents, segments, rows, bytes
 //	POST /api/documents           add or replace documents (JSON array or JSONL)
@@ -31,7 +31,9 @@
 // new snapshot is opened and swapped in, and the old one is closed when its
 // last request releases it. A snapshot that fails to open is not swapped in:
 // the server goes on answering from the last good one and /readyz reports the
-// error until a later MANIFEST opens cleanly.
+// error until a later MANIFEST opens cleanly. Each segment's document store
+// is checked when a snapshot first holds it; a damaged one is served (its
+// other blocks read well) but not ready.
 //
 // # Limits
 //
@@ -41,7 +43,11 @@
 // a search may take, and the server's read, write and idle timeouts. A request
 // past a limit gets a 4xx or 503 with a sentence saying which limit it hit.
 // A search is admitted by its cost, estimated before it runs (query.Cost):
-// a heavy one takes a slot of a lane of its own first and runs on one
-// goroutine, so a flood of expensive queries waits, and is refused, in that
-// lane while cheap searches keep the other slots (Server.admit).
+// a heavy one (its cost past a quarter of the index's documents) takes a
+// slot of a lane of its own first and runs on one goroutine, giving way
+// between segments while cheap searches run, so a flood of expensive
+// queries waits, and is refused, in that lane while cheap searches keep
+// the other slots and most of the cores (Server.admit). A document is read
+// a window at a time, so a request's memory is bounded whatever its size.
+// With Options.TLS the server speaks HTTPS (tls.go).
 package web
