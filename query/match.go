@@ -93,35 +93,6 @@ func (n *pnode) evalRows(b int, out *block) bool {
 	return andRowsInto(n.rows, base, out, n.loads)
 }
 
-// certainAt reports whether candidate doc is in n's true set by its rows
-// alone, so that counting it needs no verification: an exact node of rows
-// (a private row) whose rank-0 rows all have doc's bit, or an OR one of
-// whose children is. An OR of words most of whose candidates hold one of
-// its words with a private row counts them without reading their forward
-// entries.
-func (n *pnode) certainAt(doc int) bool {
-	switch n.kind {
-	case kRows:
-		if !n.exact || len(n.lists) > 0 || n.phrase != nil || len(n.rows) == 0 {
-			return false
-		}
-		w, bit := doc>>6, uint64(1)<<(doc&63)
-		for _, r := range n.rows {
-			if r[w]&bit == 0 {
-				return false
-			}
-		}
-		return true
-	case kOr:
-		for _, k := range n.kids {
-			if k.certainAt(doc) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
 // evalAnd ANDs an And node's children for block b into out, then removes
 // its exact negated children.
 func (n *pnode) evalAnd(b int, out *block) bool {

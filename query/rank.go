@@ -329,10 +329,6 @@ func (s *Searcher) skipped(p *plan, v *verifier, doc int, oneWord bool, r *segRe
 				return nil
 			}
 		}
-		if p.root.certainAt(doc) {
-			r.hits++
-			return nil
-		}
 		if fps, ok := p.falsePositives(); ok {
 			if !falsePositive(fps, doc) {
 				r.hits++
@@ -511,20 +507,7 @@ func (bb *blockBound) of(blk int) float64 {
 // tf/(tf + k1·(1−b) + k1·b·dl/avgdl), tighter than the block's bound for
 // its longer documents. It costs a read of the document's length, where
 // scoring reads its forward entry.
-func (bb *blockBound) docBound(dl int) float64 {
-	if bb.boundless {
-		return math.Inf(1)
-	}
-	bound := 0.0
-	for i, idf := range bb.idf {
-		s := bb.s[i]
-		if tf := bb.tf[i]; !math.IsInf(tf, 1) {
-			s = min(s, tf/(tf+bb.div.a+bb.div.b*float64(dl)))
-		}
-		bound += idf * (bm25K1 + 1) * s
-	}
-	return bound * (1 + 1e-9)
-}
+func (bb *blockBound) docBound(dl int) float64 { return bb.docBoundAt(-1, dl) }
 
 // docBoundAt bounds the score of document doc, of length dl, in the block
 // last given to of, as docBound does, but counting only the terms whose
@@ -534,22 +517,15 @@ func (bb *blockBound) docBound(dl int) float64 {
 // only some, and a document that holds only its common, low-scoring words
 // is bounded by them alone (MaxScore's essential terms, decided a document
 // at a time by the rows instead of by the order of its postings). A term
-// with a list, and no rows, always counts.
+// with a list, and no rows, always counts; with doc < 0, every term does.
 func (bb *blockBound) docBoundAt(doc, dl int) float64 {
 	if bb.boundless {
 		return math.Inf(1)
 	}
-	w, bit := doc>>6, uint64(1)<<(doc&63)
+	w, bit := max(doc, 0)>>6, uint64(1)<<(max(doc, 0)&63)
 	bound := 0.0
 	for i, idf := range bb.idf {
-		present := true
-		for _, row := range bb.bits[bb.rows[i][0]:bb.rows[i][1]] {
-			if row[w]&bit == 0 {
-				present = false
-				break
-			}
-		}
-		if !present {
+		if doc >= 0 && !bb.admits(i, w, bit) {
 			continue
 		}
 		s := bb.s[i]
@@ -559,6 +535,17 @@ func (bb *blockBound) docBoundAt(doc, dl int) float64 {
 		bound += idf * (bm25K1 + 1) * s
 	}
 	return bound * (1 + 1e-9)
+}
+
+// admits reports whether every rank-0 row of scored term i has the bit of
+// word w.
+func (bb *blockBound) admits(i, w int, bit uint64) bool {
+	for _, row := range bb.bits[bb.rows[i][0]:bb.rows[i][1]] {
+		if row[w]&bit == 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // scored is a ranked candidate.
